@@ -1,0 +1,26 @@
+# The two commands a fresh machine needs: `make run` and `make test`.
+# Both run `make setup` first, which installs what is missing.
+
+GO ?= go
+ADDR ?= 127.0.0.1:8080
+
+.PHONY: run test setup vet fmt bench
+
+run: setup
+	$(GO) run ./examples/server -addr $(ADDR)
+
+test: setup vet
+	$(GO) test -count=1 -timeout 15m ./...
+
+vet:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
+	$(GO) vet ./...
+
+# setup installs the runtime parts the operations need when they are
+# missing: Debian packages (as root) and the pinned npm packages.
+setup:
+	@./scripts/setup.sh
+
+bench:
+	@./bench/run.sh

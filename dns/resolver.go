@@ -1,0 +1,213 @@
+// Package dns looks up DNS records and checks DNSSEC for the sitediag
+// operations, on github.com/miekg/dns.
+//
+// Every query goes to the servers of a Resolver: the operator's configured
+// servers, or the system's. The same resolver answers the SSRF guard's
+// address lookups, so what a tool connects to is what the operator's
+// servers say.
+package dns
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"slices"
+	"sync"
+	"time"
+
+	mdns "github.com/miekg/dns"
+)
+
+// ednsBufferSize is the DNS Flag Day 2020 recommendation.
+const ednsBufferSize = 1232
+
+const defaultQueryTimeout = 3 * time.Second
+
+var (
+	// ErrNoServers means the resolver has no server to ask.
+	ErrNoServers = errors.New("dns: no DNS servers configured")
+	// ErrNoAnswer means no server answered in time.
+	ErrNoAnswer = errors.New("dns: no server answered")
+)
+
+// Resolver sends queries to a fixed list of servers. The zero value uses
+// the servers of /etc/resolv.conf. It is safe for concurrent use.
+type Resolver struct {
+	// Servers are host:port addresses tried in order. If empty, the
+	// nameservers of /etc/resolv.conf are used.
+	Servers []string
+	// Timeout bounds one exchange with one server. If zero, 3 s.
+	Timeout time.Duration
+
+	once       sync.Once
+	sysServers []string
+	sysErr     error
+}
+
+// SystemServers returns the nameservers of /etc/resolv.conf as host:port.
+func SystemServers() ([]string, error) {
+	conf, err := mdns.ClientConfigFromFile("/etc/resolv.conf")
+	if err != nil {
+		return nil, fmt.Errorf("dns: reading resolv.conf: %w", err)
+	}
+	servers := make([]string, 0, len(conf.Servers))
+	for _, s := range conf.Servers {
+		servers = append(servers, net.JoinHostPort(s, conf.Port))
+	}
+	return servers, nil
+}
+
+func (r *Resolver) servers() ([]string, error) {
+	if len(r.Servers) > 0 {
+		return r.Servers, nil
+	}
+	r.once.Do(func() { r.sysServers, r.sysErr = SystemServers() })
+	if r.sysErr != nil {
+		return nil, r.sysErr
+	}
+	if len(r.sysServers) == 0 {
+		return nil, ErrNoServers
+	}
+	return r.sysServers, nil
+}
+
+func (r *Resolver) timeout() time.Duration {
+	if r.Timeout > 0 {
+		return r.Timeout
+	}
+	return defaultQueryTimeout
+}
+
+// Exchange sends msg with EDNS0 (1232-byte buffer) over UDP, retries over
+// TCP when the answer is truncated, and moves to the next server when one
+// does not answer. A response with any rcode is returned as is: NXDOMAIN or
+// SERVFAIL is an answer, not an error.
+func (r *Resolver) Exchange(ctx context.Context, msg *mdns.Msg) (*mdns.Msg, error) {
+	servers, err := r.servers()
+	if err != nil {
+		return nil, err
+	}
+	if msg.IsEdns0() == nil {
+		msg.SetEdns0(ednsBufferSize, false)
+	}
+	var lastErr error
+	for _, server := range servers {
+		resp, err := r.exchangeWith(ctx, msg, server)
+		if err == nil {
+			return resp, nil
+		}
+		lastErr = err
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoAnswer, ctxErr)
+	}
+	return nil, fmt.Errorf("%w: %w", ErrNoAnswer, lastErr)
+}
+
+func (r *Resolver) exchangeWith(ctx context.Context, msg *mdns.Msg, server string) (*mdns.Msg, error) {
+	c := &mdns.Client{Net: "udp", Timeout: r.timeout(), UDPSize: ednsBufferSize}
+	resp, _, err := c.ExchangeContext(ctx, msg, server)
+	if err == nil && !resp.Truncated {
+		return resp, nil
+	}
+	if err != nil && !errors.Is(err, mdns.ErrBuf) {
+		return nil, err
+	}
+	c.Net = "tcp"
+	resp, _, err = c.ExchangeContext(ctx, msg, server)
+	return resp, err
+}
+
+// LookupAddrs resolves host to its IPv4 and IPv6 addresses, querying A and
+// AAAA concurrently and following CNAMEs inside the answers. An IP literal
+// is returned as is. A name the servers answered for but that has no
+// address yields a *NotFoundError.
+func (r *Resolver) LookupAddrs(ctx context.Context, host string) ([]netip.Addr, error) {
+	if addr, err := netip.ParseAddr(host); err == nil {
+		return []netip.Addr{addr}, nil
+	}
+	type result struct {
+		addrs []netip.Addr
+		err   error
+	}
+	results := make(chan result, 2)
+	for _, qtype := range []uint16{mdns.TypeA, mdns.TypeAAAA} {
+		go func() {
+			addrs, err := r.lookupType(ctx, host, qtype)
+			results <- result{addrs, err}
+		}()
+	}
+	var addrs []netip.Addr
+	var errs []error
+	for range 2 {
+		res := <-results
+		addrs = append(addrs, res.addrs...)
+		if res.err != nil {
+			errs = append(errs, res.err)
+		}
+	}
+	if len(addrs) > 0 {
+		slices.SortStableFunc(addrs, func(a, b netip.Addr) int {
+			// IPv4 first: the fixtures and most hosts answer there.
+			if a.Is4() != b.Is4() {
+				if a.Is4() {
+					return -1
+				}
+				return 1
+			}
+			return 0
+		})
+		return addrs, nil
+	}
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	return nil, &NotFoundError{Name: host}
+}
+
+// NotFoundError means the servers answered but the name has no address.
+type NotFoundError struct {
+	Name string
+}
+
+func (e *NotFoundError) Error() string { return "dns: no address for " + e.Name }
+
+func (r *Resolver) lookupType(ctx context.Context, host string, qtype uint16) ([]netip.Addr, error) {
+	msg := new(mdns.Msg)
+	msg.SetQuestion(mdns.Fqdn(host), qtype)
+	resp, err := r.Exchange(ctx, msg)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Rcode != mdns.RcodeSuccess && resp.Rcode != mdns.RcodeNameError {
+		return nil, fmt.Errorf("dns: %s for %s", mdns.RcodeToString[resp.Rcode], host)
+	}
+	var addrs []netip.Addr
+	for _, rr := range resp.Answer {
+		switch rr := rr.(type) {
+		case *mdns.A:
+			if a, ok := netip.AddrFromSlice(rr.A.To4()); ok {
+				addrs = append(addrs, a)
+			}
+		case *mdns.AAAA:
+			if a, ok := netip.AddrFromSlice(rr.AAAA); ok {
+				addrs = append(addrs, a)
+			}
+		}
+	}
+	return addrs, nil
+}
+
+// Ping asks each server for the root NS set and reports whether at least
+// one answered, with any rcode. It backs the resolver health check.
+func (r *Resolver) Ping(ctx context.Context) error {
+	msg := new(mdns.Msg)
+	msg.SetQuestion(".", mdns.TypeNS)
+	_, err := r.Exchange(ctx, msg)
+	return err
+}

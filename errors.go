@@ -1,0 +1,158 @@
+package sitediag
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// Code is a machine-readable error code, the `message` of the API's
+// error envelope.
+type Code string
+
+// The error codes: the spec's table, and the codes of DESIGN §2 for the
+// cases the spec leaves open.
+const (
+	CodeInvalidURL              Code = "INVALID_URL"
+	CodeInvalidParameters       Code = "INVALID_PARAMETERS"
+	CodeProxyCountryUnsupported Code = "PROXY_COUNTRY_UNSUPPORTED"
+	CodeUnauthorized            Code = "UNAUTHORIZED"
+	CodeTargetNotAllowed        Code = "TARGET_NOT_ALLOWED"
+	CodeNotFound                Code = "NOT_FOUND"
+	CodeMethodNotAllowed        Code = "METHOD_NOT_ALLOWED"
+	CodePayloadTooLarge         Code = "PAYLOAD_TOO_LARGE"
+	CodeUnsupportedMediaType    Code = "UNSUPPORTED_MEDIA_TYPE"
+	CodeUnableToConnect         Code = "UNABLE_TO_CONNECT"
+	CodeNoMetadata              Code = "NO_METADATA"
+	CodeTLSHandshakeFailed      Code = "TLS_HANDSHAKE_FAILED"
+	CodeTooManyRedirects        Code = "TOO_MANY_REDIRECTS"
+	CodeRateLimited             Code = "RATE_LIMITED"
+	CodeCrawlFailed             Code = "CRAWL_FAILED"
+	CodePDFConversionFailed     Code = "PDF_CONVERSION_FAILED"
+	CodeLighthouseUnexpected    Code = "LIGHTHOUSE_UNEXPECTED"
+	CodeTLSScanFailed           Code = "TLS_SCAN_FAILED"
+	CodeSiteStatusFailed        Code = "SITE_STATUS_FAILED"
+	CodeRedirectCheckFailed     Code = "REDIRECT_CHECK_FAILED"
+	CodeDNSSECCheckFailed       Code = "DNSSEC_CHECK_FAILED"
+	CodeDNSSECQueryFailed       Code = "DNSSEC_QUERY_FAILED"
+	CodeDNSSECTimeout           Code = "DNSSEC_TIMEOUT"
+	CodeDNSLookupFailed         Code = "DNS_LOOKUP_FAILED"
+	CodeTTFBFailed              Code = "TTFB_FAILED"
+	CodeLoadTimeFailed          Code = "LOAD_TIME_FAILED"
+	CodeHTTPHeaderFailed        Code = "HTTP_HEADER_FAILED"
+	CodeHTTPProtocolFailed      Code = "HTTP_PROTOCOL_FAILED"
+	CodeBrokenLinkCheckFailed   Code = "BROKEN_LINK_CHECK_FAILED"
+	CodeScreenshotFailed        Code = "SCREENSHOT_FAILED"
+	CodeMixedContentCheckFailed Code = "MIXED_CONTENT_CHECK_FAILED"
+	CodePortScanFailed          Code = "PORT_SCAN_FAILED"
+	CodePingFailed              Code = "PING_FAILED"
+	CodeMTRFailed               Code = "MTR_FAILED"
+	CodeBrowserUnavailable      Code = "BROWSER_UNAVAILABLE"
+	CodeLighthouseUnavailable   Code = "LIGHTHOUSE_UNAVAILABLE"
+	CodeBusy                    Code = "BUSY"
+	CodeInternal                Code = "INTERNAL_ERROR"
+)
+
+// Status returns the HTTP status the API answers the code with.
+func (c Code) Status() int {
+	switch c {
+	case CodeInvalidURL, CodeInvalidParameters, CodeProxyCountryUnsupported:
+		return http.StatusBadRequest
+	case CodeUnauthorized:
+		return http.StatusUnauthorized
+	case CodeTargetNotAllowed:
+		return http.StatusForbidden
+	case CodeNotFound:
+		return http.StatusNotFound
+	case CodeMethodNotAllowed:
+		return http.StatusMethodNotAllowed
+	case CodePayloadTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case CodeUnsupportedMediaType:
+		return http.StatusUnsupportedMediaType
+	case CodeUnableToConnect, CodeNoMetadata, CodeTLSHandshakeFailed:
+		return http.StatusUnprocessableEntity
+	case CodeTooManyRedirects, CodeRateLimited:
+		return http.StatusTooManyRequests
+	case CodeDNSSECQueryFailed:
+		return http.StatusBadGateway
+	case CodeDNSSECTimeout:
+		return http.StatusGatewayTimeout
+	case CodeBrowserUnavailable, CodeLighthouseUnavailable, CodeBusy:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// Error is the error every operation returns. Code and Status are what
+// the API answers; Details is a human-readable explanation that is safe
+// to show the caller (it never describes what the SSRF policy protects);
+// Err is the underlying cause, for logs and errors.Is, never shown.
+//
+// Branch on it with errors.As, or compare with the sentinels below
+// through errors.Is, which matches on Code:
+//
+//	if errors.Is(err, sitediag.ErrTargetNotAllowed) { … }
+//	var e *sitediag.Error
+//	if errors.As(err, &e) && e.Code == sitediag.CodeUnableToConnect { … }
+type Error struct {
+	Code    Code
+	Status  int
+	Details string
+	Err     error
+	// RetryAfter, when set on CodeBusy or CodeRateLimited, says when to
+	// try again.
+	RetryAfter time.Duration
+}
+
+// Sentinels for errors.Is; any *Error with the same Code matches.
+var (
+	ErrInvalidURL        = &Error{Code: CodeInvalidURL, Status: CodeInvalidURL.Status()}
+	ErrInvalidParameters = &Error{Code: CodeInvalidParameters, Status: CodeInvalidParameters.Status()}
+	ErrTargetNotAllowed  = &Error{Code: CodeTargetNotAllowed, Status: CodeTargetNotAllowed.Status()}
+	ErrTooManyRedirects  = &Error{Code: CodeTooManyRedirects, Status: CodeTooManyRedirects.Status()}
+	ErrUnableToConnect   = &Error{Code: CodeUnableToConnect, Status: CodeUnableToConnect.Status()}
+)
+
+func (e *Error) Error() string {
+	msg := "sitediag: " + string(e.Code)
+	if e.Details != "" {
+		msg += ": " + e.Details
+	}
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is reports whether target is an *Error with the same Code.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// CodeOf returns the Code of the first *Error in err's chain, or "" when
+// there is none.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// newError builds an *Error with the status of its code.
+func newError(code Code, cause error, format string, args ...any) *Error {
+	return &Error{Code: code, Status: code.Status(), Details: fmt.Sprintf(format, args...), Err: cause}
+}
+
+// InvalidParameter returns the INVALID_PARAMETERS error for one field.
+// The httpapi package uses it for decoding errors, so library and API
+// callers see the same text.
+func InvalidParameter(field, problem string) *Error {
+	return newError(CodeInvalidParameters, nil, "%s: %s", field, problem)
+}

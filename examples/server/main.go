@@ -1,0 +1,186 @@
+// Command server runs the Website Diagnostics HTTP API.
+//
+// Every setting is a flag whose default comes from an environment
+// variable (the names are part of the contract):
+//
+//	SITEDIAG_ADDR            -addr            listen address (127.0.0.1:8080)
+//	SITEDIAG_API_KEYS        -api-keys        comma list; empty: one is generated and printed once
+//	SITEDIAG_PUBLIC_URL      -public-url      absolute base URL for artifact links
+//	SITEDIAG_DATA_DIR        -data-dir        where artifacts are kept
+//	SITEDIAG_ALLOW_NETWORKS  -allow-networks  CIDRs exempt from the SSRF deny table
+//	SITEDIAG_DNS_SERVERS     -dns-servers     host:port list used for every resolution
+//	SITEDIAG_CHROME_PATH     -chrome-path     Chromium binary
+//	SITEDIAG_BROWSER_URL     -browser-url     remote browser (CDP URL)
+//	SITEDIAG_PROXIES         -proxies         country proxies, us=http://…,de=socks5://…
+//	SITEDIAG_RATE_LIMIT      -rate-limit      requests per second per key; 0 = no limit (10)
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/httpapi"
+)
+
+// settings are the server's configuration after flags and environment.
+type settings struct {
+	addr, apiKeys, publicURL, dataDir, allowNetworks, dnsServers string
+	chromePath, browserURL, proxies                              string
+	rateLimit                                                    float64
+}
+
+func main() {
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if err := run(os.Args[1:], log); err != nil {
+		log.Error("server stopped", "err", err)
+		os.Exit(1)
+	}
+}
+
+func parseSettings(args []string) (*settings, error) {
+	env := func(name, def string) string {
+		if v, ok := os.LookupEnv(name); ok {
+			return v
+		}
+		return def
+	}
+	s := &settings{}
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.StringVar(&s.addr, "addr", env("SITEDIAG_ADDR", "127.0.0.1:8080"), "listen address (SITEDIAG_ADDR)")
+	fs.StringVar(&s.apiKeys, "api-keys", env("SITEDIAG_API_KEYS", ""), "comma-separated API keys (SITEDIAG_API_KEYS)")
+	fs.StringVar(&s.publicURL, "public-url", env("SITEDIAG_PUBLIC_URL", ""), "absolute base URL for artifact links (SITEDIAG_PUBLIC_URL)")
+	fs.StringVar(&s.dataDir, "data-dir", env("SITEDIAG_DATA_DIR", filepath.Join(os.TempDir(), "sitediag")), "data directory (SITEDIAG_DATA_DIR)")
+	fs.StringVar(&s.allowNetworks, "allow-networks", env("SITEDIAG_ALLOW_NETWORKS", ""), "CIDRs exempt from the deny table (SITEDIAG_ALLOW_NETWORKS)")
+	fs.StringVar(&s.dnsServers, "dns-servers", env("SITEDIAG_DNS_SERVERS", ""), "DNS servers, host:port (SITEDIAG_DNS_SERVERS)")
+	fs.StringVar(&s.chromePath, "chrome-path", env("SITEDIAG_CHROME_PATH", ""), "Chromium binary (SITEDIAG_CHROME_PATH)")
+	fs.StringVar(&s.browserURL, "browser-url", env("SITEDIAG_BROWSER_URL", ""), "remote browser CDP URL (SITEDIAG_BROWSER_URL)")
+	fs.StringVar(&s.proxies, "proxies", env("SITEDIAG_PROXIES", ""), "country proxies cc=url,… (SITEDIAG_PROXIES)")
+	rate := env("SITEDIAG_RATE_LIMIT", "10")
+	fs.Func("rate-limit", "requests per second per key, 0 = no limit (SITEDIAG_RATE_LIMIT, default 10)", func(v string) error {
+		rate = v
+		return nil
+	})
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	r, err := strconv.ParseFloat(rate, 64)
+	if err != nil || r < 0 {
+		return nil, fmt.Errorf("rate limit %q is not a number >= 0", rate)
+	}
+	s.rateLimit = r
+	return s, nil
+}
+
+func (s *settings) clientConfig() (sitediag.Config, error) {
+	var cfg sitediag.Config
+	for _, cidr := range splitList(s.allowNetworks) {
+		p, err := netip.ParsePrefix(cidr)
+		if err != nil {
+			return cfg, fmt.Errorf("SITEDIAG_ALLOW_NETWORKS: %q is not a CIDR", cidr)
+		}
+		cfg.AllowNetworks = append(cfg.AllowNetworks, p)
+	}
+	cfg.DNSServers = splitList(s.dnsServers)
+	return cfg, nil
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+func run(args []string, log *slog.Logger) error {
+	s, err := parseSettings(args)
+	if err != nil {
+		return err
+	}
+	cfg, err := s.clientConfig()
+	if err != nil {
+		return err
+	}
+	client, err := sitediag.New(cfg)
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+
+	store, err := httpapi.NewLocalStore(filepath.Join(s.dataDir, "artifacts"), 0)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	keys := splitList(s.apiKeys)
+	if len(keys) == 0 {
+		key := generateKey()
+		keys = []string{key}
+		fmt.Fprintf(os.Stdout, "No SITEDIAG_API_KEYS set; generated an API key for this run:\n\n    %s\n\n", key)
+	}
+	rate := s.rateLimit
+	if rate == 0 {
+		rate = -1 // 0 means no limit here; httpapi reads negative as none
+	}
+	handler := httpapi.New(client, httpapi.Options{
+		APIKeys:   keys,
+		RateLimit: rate,
+		PublicURL: s.publicURL,
+		Artifacts: store,
+		Logger:    log,
+	})
+
+	ln, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+	log.Info("listening", "addr", ln.Addr().String())
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down; draining in-flight requests")
+	drain, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(drain); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}
+
+func generateKey() string {
+	var b [24]byte
+	rand.Read(b[:])
+	return "sd_" + base64.RawURLEncoding.EncodeToString(b[:])
+}

@@ -1,0 +1,30 @@
+package sitediag
+
+import "context"
+
+// HealthStatus is the state of one dependency.
+type HealthStatus string
+
+// The states a dependency can be in.
+const (
+	Healthy  HealthStatus = "healthy"
+	Degraded HealthStatus = "degraded"
+	Down     HealthStatus = "down"
+)
+
+// ServiceHealth is one dependency's state.
+type ServiceHealth struct {
+	Name    string       `json:"name"`
+	Status  HealthStatus `json:"status"`
+	Message string       `json:"message"`
+}
+
+// Health checks what the client depends on, each bounded by ctx: the DNS
+// servers (service "resolver").
+func (c *Client) Health(ctx context.Context) []ServiceHealth {
+	resolver := ServiceHealth{Name: "resolver", Status: Healthy, Message: "DNS servers answer"}
+	if err := c.resolver.Ping(ctx); err != nil {
+		resolver.Status, resolver.Message = Down, "no DNS server answered"
+	}
+	return []ServiceHealth{resolver}
+}

@@ -1,0 +1,222 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/sitediag/sitediag"
+)
+
+// ErrArtifactNotFound is returned by ArtifactStore.Open for an unknown or
+// expired name.
+var ErrArtifactNotFound = errors.New("httpapi: artifact not found")
+
+// ArtifactStore keeps generated files (screenshots, PDFs, reports) for a
+// while and hands them back by name. Names are "<id>.<ext>" with a 128-bit
+// random id in hex. Implementations must be safe for concurrent use.
+type ArtifactStore interface {
+	// Put stores r under a new name with the extension ext ("png") and
+	// returns the name.
+	Put(ctx context.Context, ext string, r io.Reader) (name string, err error)
+	// Open returns the artifact and when it was stored, or
+	// ErrArtifactNotFound.
+	Open(ctx context.Context, name string) (io.ReadSeekCloser, time.Time, error)
+	// Check reports whether the store can take a new artifact now.
+	Check(ctx context.Context) error
+}
+
+// DefaultArtifactTTL is how long a LocalStore keeps an artifact when no
+// TTL is given.
+const DefaultArtifactTTL = 24 * time.Hour
+
+// artifactName is the only shape of name a store hands out or opens.
+var artifactName = regexp.MustCompile(`^[0-9a-f]{32}\.[a-z0-9]{1,8}$`)
+
+// LocalStore keeps artifacts as files in one directory and deletes them
+// after a TTL. Build it with NewLocalStore; Close stops the sweeper.
+type LocalStore struct {
+	dir  string
+	ttl  time.Duration
+	stop chan struct{}
+	once sync.Once
+	done chan struct{}
+}
+
+// NewLocalStore creates dir if needed and starts a sweeper that deletes
+// artifacts older than ttl (DefaultArtifactTTL when zero) every ttl/24 or
+// every minute, whichever is longer.
+func NewLocalStore(dir string, ttl time.Duration) (*LocalStore, error) {
+	if ttl <= 0 {
+		ttl = DefaultArtifactTTL
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, fmt.Errorf("httpapi: artifact store: %w", err)
+	}
+	s := &LocalStore{dir: dir, ttl: ttl, stop: make(chan struct{}), done: make(chan struct{})}
+	go s.sweepLoop(max(ttl/24, time.Minute))
+	return s, nil
+}
+
+// Put writes r to a new file.
+func (s *LocalStore) Put(ctx context.Context, ext string, r io.Reader) (string, error) {
+	var id [16]byte
+	rand.Read(id[:])
+	name := hex.EncodeToString(id[:]) + "." + ext
+	if !artifactName.MatchString(name) {
+		return "", fmt.Errorf("httpapi: bad artifact extension %q", ext)
+	}
+	f, err := os.CreateTemp(s.dir, ".put-*")
+	if err != nil {
+		return "", fmt.Errorf("httpapi: artifact store: %w", err)
+	}
+	defer os.Remove(f.Name())
+	if _, err := io.Copy(f, ctxReader{ctx, r}); err != nil {
+		f.Close()
+		return "", fmt.Errorf("httpapi: artifact store: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("httpapi: artifact store: %w", err)
+	}
+	if err := os.Rename(f.Name(), filepath.Join(s.dir, name)); err != nil {
+		return "", fmt.Errorf("httpapi: artifact store: %w", err)
+	}
+	return name, nil
+}
+
+// Open opens a stored artifact that has not expired.
+func (s *LocalStore) Open(_ context.Context, name string) (io.ReadSeekCloser, time.Time, error) {
+	if !artifactName.MatchString(name) {
+		return nil, time.Time{}, ErrArtifactNotFound
+	}
+	f, err := os.Open(filepath.Join(s.dir, name))
+	if err != nil {
+		return nil, time.Time{}, ErrArtifactNotFound
+	}
+	info, err := f.Stat()
+	if err != nil || time.Since(info.ModTime()) > s.ttl {
+		f.Close()
+		return nil, time.Time{}, ErrArtifactNotFound
+	}
+	return f, info.ModTime(), nil
+}
+
+// Check writes and removes a probe file.
+func (s *LocalStore) Check(context.Context) error {
+	f, err := os.CreateTemp(s.dir, ".check-*")
+	if err != nil {
+		return fmt.Errorf("httpapi: artifact store not writable: %w", err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// Sweep deletes the artifacts stored before now minus the TTL.
+func (s *LocalStore) Sweep(now time.Time) error {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || now.Sub(info.ModTime()) <= s.ttl {
+			continue
+		}
+		os.Remove(filepath.Join(s.dir, e.Name()))
+	}
+	return nil
+}
+
+func (s *LocalStore) sweepLoop(every time.Duration) {
+	defer close(s.done)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case now := <-t.C:
+			s.Sweep(now)
+		}
+	}
+}
+
+// Close stops the sweeper; stored files stay.
+func (s *LocalStore) Close() error {
+	s.once.Do(func() { close(s.stop) })
+	<-s.done
+	return nil
+}
+
+// ctxReader stops a copy when ctx ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// artifact serves GET /artifacts/:name without a key: the 128-bit name is
+// the capability.
+func (h *Handler) artifact(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	name := ps.ByName("name")
+	notFound := &sitediag.Error{Code: sitediag.CodeNotFound, Status: http.StatusNotFound, Details: "no such artifact"}
+	if h.opts.Artifacts == nil {
+		h.writeError(w, r, notFound)
+		return
+	}
+	f, modTime, err := h.opts.Artifacts.Open(r.Context(), name)
+	if err != nil {
+		h.writeError(w, r, notFound)
+		return
+	}
+	defer f.Close()
+	if ct := mime.TypeByExtension(filepath.Ext(name)); ct != "" {
+		w.Header().Set("Content-Type", ct)
+	}
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Content-Security-Policy", "sandbox")
+	http.ServeContent(w, r, name, modTime, f)
+}
+
+// storeArtifact puts r in the store and returns its absolute URL.
+func (h *Handler) storeArtifact(r *http.Request, ext string, body io.Reader) (string, error) {
+	if h.opts.Artifacts == nil {
+		return "", errors.New("httpapi: no artifact store configured")
+	}
+	name, err := h.opts.Artifacts.Put(r.Context(), ext, body)
+	if err != nil {
+		return "", err
+	}
+	return h.publicBase(r) + "/artifacts/" + name, nil
+}
+
+// publicBase is Options.PublicURL, or the scheme and Host the request came
+// in on.
+func (h *Handler) publicBase(r *http.Request) string {
+	if h.baseURL != "" {
+		return h.baseURL
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}

@@ -1,0 +1,88 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/sitediag/sitediag"
+)
+
+// decode reads r's body into v strictly: JSON only, at most 64 KiB, no
+// unknown fields, every type right. An empty body is an empty object.
+func decode(w http.ResponseWriter, r *http.Request, v any) error {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		return &sitediag.Error{Code: sitediag.CodeUnsupportedMediaType, Status: http.StatusUnsupportedMediaType,
+			Details: "Content-Type must be application/json"}
+	}
+	if r.ContentLength > maxBodyBytes {
+		return tooLarge()
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return tooLarge()
+		}
+		return sitediag.InvalidParameter("body", "could not be read")
+	}
+	if len(strings.TrimSpace(string(body))) == 0 {
+		body = []byte("{}")
+	}
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return decodeError(err)
+	}
+	if dec.More() {
+		return sitediag.InvalidParameter("body", "must hold one JSON object")
+	}
+	return nil
+}
+
+func tooLarge() error {
+	return &sitediag.Error{Code: sitediag.CodePayloadTooLarge, Status: http.StatusRequestEntityTooLarge,
+		Details: fmt.Sprintf("body is larger than %d bytes", maxBodyBytes)}
+}
+
+// decodeError names the field a JSON error is about.
+func decodeError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr):
+		field := typeErr.Field
+		if field == "" {
+			return sitediag.InvalidParameter("body", "must be a JSON object")
+		}
+		return sitediag.InvalidParameter(field, "must be "+jsonType(typeErr.Type.Kind().String())+", not "+typeErr.Value)
+	case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF):
+		return sitediag.InvalidParameter("body", "is not valid JSON")
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return sitediag.InvalidParameter(field, "is not a known field")
+	}
+	return sitediag.InvalidParameter("body", "is not valid JSON")
+}
+
+// jsonType names a Go kind the way a JSON caller thinks of it.
+func jsonType(kind string) string {
+	switch kind {
+	case "bool":
+		return "a boolean"
+	case "string":
+		return "a string"
+	case "slice", "array":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	case "ptr":
+		return "a value of the documented type"
+	}
+	return "a number"
+}

@@ -1,0 +1,161 @@
+// Package httpapi serves the Website Diagnostics HTTP API on top of a
+// sitediag.Client: it decodes the documented JSON, checks the API key and
+// the rate limit, calls the client and writes the envelope. It holds no
+// diagnosis logic.
+//
+// The handler is mountable anywhere:
+//
+//	mux.Handle("/diag/", http.StripPrefix("/diag", httpapi.New(client, opts)))
+//
+// Checks run in this order: route (404, 405), key (401), Content-Type
+// (415), size (413), JSON and parameters (400), then the operation.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/sitediag/sitediag"
+)
+
+// maxBodyBytes caps a request body.
+const maxBodyBytes = 64 << 10
+
+// DefaultRateLimit is the per-key rate, in requests per second, when
+// Options.RateLimit is zero.
+const DefaultRateLimit = 10
+
+// Options configure the handler. Only APIKeys is required.
+type Options struct {
+	// APIKeys are the accepted x-api-key values. They are hashed when the
+	// handler is built and never logged. With no key every keyed request
+	// is refused.
+	APIKeys []string
+	// RateLimit is the number of requests per second each key may make,
+	// with a burst of twice that. If zero, DefaultRateLimit; negative
+	// means no limit.
+	RateLimit float64
+	// PublicURL is the absolute base URL the handler is reached at,
+	// mount prefix included (https://diag.example.com/diag); artifact
+	// URLs are built on it. If empty, they are built from the request's
+	// Host.
+	PublicURL string
+	// Artifacts stores generated files (screenshots, PDFs, reports). If
+	// nil, operations that produce files fail and /health/service
+	// reports the store down.
+	Artifacts ArtifactStore
+	// Logger receives one line per request. If nil, slog.Default().
+	Logger *slog.Logger
+	// Now returns the current time; if nil, time.Now. Tests inject it.
+	Now func() time.Time
+}
+
+// Handler serves the API. Build it with New.
+type Handler struct {
+	client  *sitediag.Client
+	opts    Options
+	keys    *keyring
+	router  *httprouter.Router
+	log     *slog.Logger
+	now     func() time.Time
+	baseURL string
+}
+
+// New returns the API handler for client.
+func New(client *sitediag.Client, opts Options) *Handler {
+	h := &Handler{
+		client:  client,
+		opts:    opts,
+		keys:    newKeyring(opts.APIKeys, opts.RateLimit),
+		log:     opts.Logger,
+		now:     opts.Now,
+		baseURL: strings.TrimSuffix(opts.PublicURL, "/"),
+	}
+	if h.log == nil {
+		h.log = slog.Default()
+	}
+	if h.now == nil {
+		h.now = time.Now
+	}
+	h.router = h.routes()
+	return h
+}
+
+func (h *Handler) routes() *httprouter.Router {
+	r := httprouter.New()
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	r.HandleMethodNotAllowed = true
+	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		h.writeError(w, req, &sitediag.Error{Code: sitediag.CodeNotFound, Status: http.StatusNotFound, Details: "no operation at " + req.URL.Path})
+	})
+	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		h.writeError(w, req, &sitediag.Error{Code: sitediag.CodeMethodNotAllowed, Status: http.StatusMethodNotAllowed,
+			Details: req.Method + " is not allowed here; allowed: " + w.Header().Get("Allow")})
+	})
+	r.PanicHandler = func(w http.ResponseWriter, req *http.Request, v any) {
+		h.log.Error("panic", "id", requestID(req.Context()), "panic", v)
+		h.writeError(w, req, &sitediag.Error{Code: sitediag.CodeInternal, Status: http.StatusInternalServerError, Details: "internal error"})
+	}
+
+	r.GET("/livez", h.livez)
+	r.GET("/artifacts/:name", h.artifact)
+	r.GET("/health", h.keyed(h.health))
+	r.GET("/health/service", h.keyed(h.serviceHealth))
+	for path, op := range h.operations() {
+		r.POST(path, h.keyed(op))
+	}
+	return r
+}
+
+// ServeHTTP gives every request an id (X-Request-Id, meta.test.id), then
+// routes it and logs it.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := h.now()
+	id := newTestID()
+	ctx := context.WithValue(r.Context(), requestKey{}, &requestInfo{id: id, start: start})
+	w.Header().Set("X-Request-Id", id)
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	h.router.ServeHTTP(rec, r.WithContext(ctx))
+	h.log.Info("request", "id", id, "method", r.Method, "path", r.URL.Path,
+		"status", rec.status, "duration", time.Since(start))
+}
+
+type requestKey struct{}
+
+type requestInfo struct {
+	id    string
+	start time.Time
+}
+
+func requestInfoOf(ctx context.Context) *requestInfo {
+	if ri, ok := ctx.Value(requestKey{}).(*requestInfo); ok {
+		return ri
+	}
+	return &requestInfo{}
+}
+
+func requestID(ctx context.Context) string { return requestInfoOf(ctx).id }
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	s.status = code
+	s.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+func (h *Handler) livez(w http.ResponseWriter, _ *http.Request, _ httprouter.Params) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Write([]byte("ok\n"))
+}

@@ -1,0 +1,34 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/julienschmidt/httprouter"
+)
+
+// operations maps each POST path to its handler.
+func (h *Handler) operations() map[string]httprouter.Handle {
+	return map[string]httprouter.Handle{
+		"/up":            operation(h, h.up),
+		"/redirectcheck": operation(h, h.redirectCheck),
+	}
+}
+
+// operation decodes the request body into Req, runs the operation with
+// the request's test record and writes the envelope or the error.
+func operation[Req any](h *Handler, run func(ctx context.Context, req *Req, test testRecord) (*response, error)) httprouter.Handle {
+	return func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+		var req Req
+		if err := decode(w, r, &req); err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		resp, err := run(r.Context(), &req, testRecord{ID: requestID(r.Context())})
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		h.writeSuccess(w, r, resp)
+	}
+}

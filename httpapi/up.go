@@ -1,0 +1,63 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/sitediag/sitediag"
+)
+
+type upRequest struct {
+	URL            string `json:"url"`
+	FollowRedirect *bool  `json:"followRedirect"`
+	ProxyCountry   string `json:"proxyCountry"`
+}
+
+type upMeta struct {
+	URL            string     `json:"url"`
+	ProxyCountry   string     `json:"proxyCountry,omitempty"`
+	FollowRedirect bool       `json:"followRedirect"`
+	RedirectedURL  string     `json:"redirectedURL"`
+	Test           testRecord `json:"test"`
+}
+
+func (h *Handler) up(ctx context.Context, req *upRequest, test testRecord) (*response, error) {
+	res, err := h.client.Up(ctx, req.URL, sitediag.UpOptions{
+		NoFollowRedirect: req.FollowRedirect != nil && !*req.FollowRedirect,
+		ProxyCountry:     req.ProxyCountry,
+	})
+	if err != nil {
+		return nil, err
+	}
+	msg := "Site is up"
+	if !res.Reachable {
+		msg = "Unable to reach the URL."
+	}
+	return &response{
+		Message: msg,
+		Meta: upMeta{URL: res.Host, ProxyCountry: res.ProxyCountry, FollowRedirect: res.FollowRedirect,
+			RedirectedURL: res.RedirectedURL, Test: test},
+		Data: res,
+	}, nil
+}
+
+type redirectCheckRequest struct {
+	URL          string `json:"url"`
+	ProxyCountry string `json:"proxyCountry"`
+}
+
+type redirectCheckMeta struct {
+	URL          string     `json:"url"`
+	ProxyCountry string     `json:"proxyCountry,omitempty"`
+	Test         testRecord `json:"test"`
+}
+
+func (h *Handler) redirectCheck(ctx context.Context, req *redirectCheckRequest, test testRecord) (*response, error) {
+	res, err := h.client.RedirectCheck(ctx, req.URL, sitediag.RedirectCheckOptions{ProxyCountry: req.ProxyCountry})
+	if err != nil {
+		return nil, err
+	}
+	return &response{
+		Meta: redirectCheckMeta{URL: res.Host, ProxyCountry: res.ProxyCountry, Test: test},
+		Data: res.Hops,
+	}, nil
+}

@@ -1,0 +1,127 @@
+package guard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// dialTimeout bounds one connection attempt to one address.
+const dialTimeout = 10 * time.Second
+
+// Resolver is what the guard needs from a resolver: the addresses of a
+// name, from the operator's DNS servers.
+type Resolver interface {
+	LookupAddrs(ctx context.Context, host string) ([]netip.Addr, error)
+}
+
+// Guard resolves names with its resolver and connects only to addresses
+// its policy allows. It is safe for concurrent use.
+type Guard struct {
+	policy   Policy
+	resolver Resolver
+	dial     func(ctx context.Context, network, address string) (net.Conn, error)
+}
+
+// New returns a guard that resolves with resolver and applies policy.
+func New(resolver Resolver, policy Policy) *Guard {
+	g := &Guard{policy: policy, resolver: resolver}
+	d := &net.Dialer{Timeout: dialTimeout, Control: g.control}
+	g.dial = d.DialContext
+	return g
+}
+
+// Allowed reports whether the policy allows addr.
+func (g *Guard) Allowed(addr netip.Addr) bool { return g.policy.Allowed(addr) }
+
+// Resolve returns the allowed addresses of host (a name or an IP literal).
+// When the name resolves but no address is allowed, the error is
+// ErrNotAllowed; a name that does not resolve gives a *ResolveError.
+func (g *Guard) Resolve(ctx context.Context, host string) ([]netip.Addr, error) {
+	addrs, err := g.resolver.LookupAddrs(ctx, host)
+	if err != nil {
+		return nil, &ResolveError{Host: host, Err: err}
+	}
+	allowed := addrs[:0:0]
+	for _, a := range addrs {
+		if g.policy.Allowed(a) {
+			allowed = append(allowed, a.WithZone("").Unmap())
+		}
+	}
+	if len(allowed) == 0 {
+		return nil, ErrNotAllowed
+	}
+	return allowed, nil
+}
+
+// DialContext connects to address (host:port) over network ("tcp",
+// "tcp4", "tcp6", "udp", …). It resolves host once with the guard's
+// resolver, then dials the allowed addresses in turn; each literal address
+// is checked again at connect time, so neither DNS rebinding nor a
+// resolver that disagrees can slip a refused address through.
+func (g *Guard) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	host, portStr, err := net.SplitHostPort(address)
+	if err != nil {
+		return nil, fmt.Errorf("guard: %w", err)
+	}
+	port, err := strconv.ParseUint(portStr, 10, 16)
+	if err != nil {
+		return nil, fmt.Errorf("guard: bad port %q", portStr)
+	}
+	addrs, err := g.Resolve(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	return g.DialAddrs(ctx, network, addrs, uint16(port))
+}
+
+// DialAddrs connects to the first of addrs that accepts, on port. Use it
+// when the caller has already resolved and pinned the target.
+func (g *Guard) DialAddrs(ctx context.Context, network string, addrs []netip.Addr, port uint16) (net.Conn, error) {
+	var errs []error
+	for _, a := range addrs {
+		if !g.policy.Allowed(a) {
+			errs = append(errs, ErrNotAllowed)
+			continue
+		}
+		conn, err := g.dial(ctx, network, netip.AddrPortFrom(a.WithZone("").Unmap(), port).String())
+		if err == nil {
+			return conn, nil
+		}
+		errs = append(errs, err)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if len(errs) == 0 {
+		return nil, ErrNotAllowed
+	}
+	return nil, errors.Join(errs...)
+}
+
+// control runs after the socket is created and before it connects: the
+// last word on the literal address.
+func (g *Guard) control(network, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil || !g.policy.Allowed(ap.Addr()) {
+		return ErrNotAllowed
+	}
+	return nil
+}
+
+// ResolveError means a name could not be resolved: it does not exist, has
+// no address, or no server answered.
+type ResolveError struct {
+	Host string
+	Err  error
+}
+
+func (e *ResolveError) Error() string { return "guard: resolving " + e.Host + ": " + e.Err.Error() }
+
+// Unwrap returns the resolver's error.
+func (e *ResolveError) Unwrap() error { return e.Err }

@@ -1,0 +1,37 @@
+package httpprobe
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"net"
+	"syscall"
+
+	"github.com/sitediag/sitediag/internal/guard"
+)
+
+// Why says in a few words why a request got no response, for people to
+// read: "name not resolved", "connection refused", "timed out", ….
+func Why(err error) string {
+	var resolveErr *guard.ResolveError
+	var netErr net.Error
+	var recordErr tls.RecordHeaderError
+	var alert tls.AlertError
+	switch {
+	case errors.As(err, &resolveErr):
+		return "name not resolved"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset"
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return "host unreachable"
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return "timed out"
+	case errors.As(err, &recordErr), errors.As(err, &alert):
+		return "TLS handshake failed"
+	case errors.Is(err, guard.ErrBodyTooLarge):
+		return "response too large"
+	}
+	return "connection failed"
+}

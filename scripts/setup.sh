@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what sitediag's operations and tests need, when it is missing.
+# Debian packages need root; without it, this says what to install.
+set -euo pipefail
+
+need_pkgs=()
+# pkg_for_cmd lists "command package" pairs; later issues add to it.
+while read -r cmd pkg; do
+  [ -z "$cmd" ] && continue
+  command -v "$cmd" >/dev/null 2>&1 || need_pkgs+=("$pkg")
+done <<'LIST'
+ip iproute2
+LIST
+
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "setup: installing ${need_pkgs[*]}"
+    apt-get -o DPkg::Lock::Timeout=300 update -q >/dev/null || true
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -q "${need_pkgs[@]}" >/dev/null
+  else
+    echo "setup: missing packages: ${need_pkgs[*]} (install them as root: apt-get install ${need_pkgs[*]})" >&2
+  fi
+fi

@@ -1,0 +1,175 @@
+// Package sitediag diagnoses websites, domains and hosts: whether a site
+// is up, its redirects, and (as the library grows) its DNS, TLS, ports,
+// network path and rendered pages.
+//
+// Create a Client with New and call one method per operation:
+//
+//	c, err := sitediag.New(sitediag.Config{})
+//	…
+//	defer c.Close()
+//	res, err := c.Up(ctx, "https://example.com", sitediag.UpOptions{})
+//
+// The package-level functions (Up, RedirectCheck, …) do the same on a
+// default client built on first use with the zero Config. Options are
+// passed by value and their zero value means the documented defaults.
+//
+// Every connection an operation makes, each redirect hop included, goes
+// through one SSRF policy: private, loopback, link-local, metadata and
+// other special addresses are refused unless Config.AllowNetworks exempts
+// them, and names are resolved with Config.DNSServers.
+//
+// # Errors
+//
+// Operations return *Error, whose Code is the API's error code (such as
+// CodeInvalidURL or CodeTargetNotAllowed) and whose Status is the HTTP
+// status the API answers with. Branch with errors.As, or with errors.Is
+// against the sentinels (ErrTargetNotAllowed, ErrTooManyRedirects, …),
+// which match on Code; CodeOf returns the code of any error. Findings are
+// data, not errors: a site that does not answer is an UpResult with
+// Reachable false.
+//
+// # Concurrency
+//
+// A Client is safe for concurrent use by multiple goroutines; each call
+// builds its own connections, so no state leaks between jobs. Close
+// releases what the client started.
+package sitediag
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/sitediag/sitediag/dns"
+	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/target"
+)
+
+// DefaultTimeout bounds an operation whose context has no deadline.
+const DefaultTimeout = 60 * time.Second
+
+// Config configures a Client. The zero value is a working configuration:
+// the system's DNS servers, the full SSRF policy with no exceptions, and
+// DefaultTimeout.
+type Config struct {
+	// AllowNetworks are networks exempt from the SSRF deny table, such
+	// as an internal range the operator wants to diagnose. Empty means
+	// no exception.
+	AllowNetworks []netip.Prefix
+	// DNSServers are host:port addresses (":53" is added when the port
+	// is missing) used for every resolution, targets included. Empty
+	// means the nameservers of /etc/resolv.conf.
+	DNSServers []string
+	// Timeout bounds each operation whose context has no deadline. If
+	// zero, DefaultTimeout.
+	Timeout time.Duration
+}
+
+// Client runs diagnoses. Build it with New; see the package doc for
+// concurrency.
+type Client struct {
+	cfg      Config
+	resolver *dns.Resolver
+	guard    *guard.Guard
+}
+
+// New returns a Client for cfg, or an error when cfg is malformed.
+func New(cfg Config) (*Client, error) {
+	servers, err := normaliseServers(cfg.DNSServers)
+	if err != nil {
+		return nil, err
+	}
+	cfg.DNSServers = servers
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	resolver := &dns.Resolver{Servers: servers}
+	return &Client{
+		cfg:      cfg,
+		resolver: resolver,
+		guard:    guard.New(resolver, guard.NewPolicy(cfg.AllowNetworks)),
+	}, nil
+}
+
+func normaliseServers(in []string) ([]string, error) {
+	out := make([]string, 0, len(in))
+	for _, s := range in {
+		if _, err := netip.ParseAddr(s); err == nil {
+			s = net.JoinHostPort(s, "53")
+		}
+		if _, err := netip.ParseAddrPort(s); err != nil {
+			return nil, fmt.Errorf("sitediag: DNS server %q is not an IP address with an optional port", s)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Close releases what the client started. Calls after Close fail.
+func (c *Client) Close() error { return nil }
+
+// withTimeout applies the client's timeout when ctx has no deadline.
+func (c *Client) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, c.cfg.Timeout)
+}
+
+var defaultClient struct {
+	once sync.Once
+	c    *Client
+	err  error
+}
+
+// Default returns the client the package-level functions use, built on
+// first use with the zero Config.
+func Default() (*Client, error) {
+	defaultClient.once.Do(func() { defaultClient.c, defaultClient.err = New(Config{}) })
+	return defaultClient.c, defaultClient.err
+}
+
+// onDefault runs an operation on the default client.
+func onDefault[O, R any](ctx context.Context, rawURL string, opts O, op func(*Client, context.Context, string, O) (R, error)) (R, error) {
+	c, err := Default()
+	if err != nil {
+		var zero R
+		return zero, err
+	}
+	return op(c, ctx, rawURL, opts)
+}
+
+// parseURL parses an operation's url field, mapping refusals to
+// INVALID_URL.
+func parseURL(raw string) (*target.Target, error) {
+	t, err := target.ParseURL(raw)
+	if err != nil {
+		return nil, invalidURL(err)
+	}
+	return t, nil
+}
+
+func invalidURL(err error) *Error {
+	var te *target.Error
+	if errors.As(err, &te) {
+		return newError(CodeInvalidURL, err, "%s", te.Reason)
+	}
+	return newError(CodeInvalidURL, err, "url is not a valid http or https URL")
+}
+
+// notAllowed is the one refusal; its details never say what was refused.
+func notAllowed(err error) *Error {
+	return newError(CodeTargetNotAllowed, err, "the target is not allowed")
+}
+
+// checkProxyCountry refuses a proxy country no proxy is configured for.
+func (c *Client) checkProxyCountry(country string) error {
+	if country == "" {
+		return nil
+	}
+	return newError(CodeProxyCountryUnsupported, nil, "proxyCountry: no proxy is configured for %q", country)
+}

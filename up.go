@@ -1,0 +1,156 @@
+package sitediag
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+
+	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/net/httpprobe"
+)
+
+// UpOptions are the options of Up. The zero value follows redirects.
+type UpOptions struct {
+	// NoFollowRedirect reports on the first response instead of
+	// following up to 10 redirects.
+	NoFollowRedirect bool
+	// ProxyCountry routes the request through the proxy configured for
+	// that country code. Empty means direct.
+	ProxyCountry string
+}
+
+// UpResult says whether a site answered. StatusCode and ReasonPhrase are
+// the API's data; the other fields feed its meta.
+type UpResult struct {
+	// Reachable is true when the site answered with any HTTP response.
+	Reachable bool `json:"-"`
+	// StatusCode is the final response's status; 0 when unreachable.
+	StatusCode int `json:"statusCode"`
+	// ReasonPhrase is the status text, or a few words on why the site
+	// could not be reached.
+	ReasonPhrase string `json:"reasonPhrase"`
+	// Host is the target's host, with a port when not the default.
+	Host string `json:"-"`
+	// RedirectedURL is the last URL requested.
+	RedirectedURL string `json:"-"`
+	// FollowRedirect says whether redirects were followed.
+	FollowRedirect bool `json:"-"`
+	// ProxyCountry echoes the option.
+	ProxyCountry string `json:"-"`
+}
+
+// Up checks whether the site at rawURL answers HTTP. A site that does not
+// answer is a result with Reachable false. Errors: CodeInvalidURL,
+// CodeTargetNotAllowed (the target or a redirect it follows is refused),
+// CodeTooManyRedirects (a loop or more than 10), CodeSiteStatusFailed.
+func (c *Client) Up(ctx context.Context, rawURL string, opts UpOptions) (*UpResult, error) {
+	t, err := parseURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkProxyCountry(opts.ProxyCountry); err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	client := c.guard.NewHTTPClient(guard.HTTPOptions{})
+	defer client.CloseIdleConnections()
+
+	follow := !opts.NoFollowRedirect
+	res, err := httpprobe.Up(ctx, client, t.URL, follow)
+	if err != nil {
+		return nil, mapHTTPError(err, CodeSiteStatusFailed)
+	}
+	return &UpResult{
+		Reachable:      res.Reachable,
+		StatusCode:     res.StatusCode,
+		ReasonPhrase:   res.ReasonPhrase,
+		Host:           t.Display(),
+		RedirectedURL:  res.FinalURL,
+		FollowRedirect: follow,
+		ProxyCountry:   opts.ProxyCountry,
+	}, nil
+}
+
+// RedirectCheckOptions are the options of RedirectCheck.
+type RedirectCheckOptions struct {
+	// ProxyCountry routes the requests through the proxy configured for
+	// that country code. Empty means direct.
+	ProxyCountry string
+}
+
+// Hop is one response of a redirect chain: its URL, status and headers
+// (lower-case names, in the order received, Location as served).
+type Hop = httpprobe.Hop
+
+// Header is one response header line.
+type Header = httpprobe.Header
+
+// RedirectCheckResult is the chain of responses, the final one included.
+type RedirectCheckResult struct {
+	Hops []Hop
+	// Host is the target's host, with a port when not the default.
+	Host string
+	// ProxyCountry echoes the option.
+	ProxyCountry string
+}
+
+// RedirectCheck follows the redirects of rawURL, up to 10, and returns
+// every response. Errors: CodeInvalidURL, CodeTargetNotAllowed (a hop to
+// a refused address; nothing is sent there), CodeTooManyRedirects (a
+// loop or more than 10), CodeUnableToConnect (a hop got no response),
+// CodeRedirectCheckFailed.
+func (c *Client) RedirectCheck(ctx context.Context, rawURL string, opts RedirectCheckOptions) (*RedirectCheckResult, error) {
+	t, err := parseURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkProxyCountry(opts.ProxyCountry); err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	var client *http.Client
+	newClient := func(wrap func(net.Conn) net.Conn) httpprobe.Doer {
+		client = c.guard.NewHTTPClient(guard.HTTPOptions{WrapConn: wrap})
+		return client
+	}
+	defer func() {
+		if client != nil {
+			client.CloseIdleConnections()
+		}
+	}()
+	hops, err := httpprobe.RedirectChain(ctx, newClient, t.URL)
+	if err != nil {
+		return nil, mapHTTPError(err, CodeRedirectCheckFailed)
+	}
+	return &RedirectCheckResult{Hops: hops, Host: t.Display(), ProxyCountry: opts.ProxyCountry}, nil
+}
+
+// mapHTTPError maps what the HTTP probes return to the documented codes;
+// failed is the operation's own failure code.
+func mapHTTPError(err error, failed Code) *Error {
+	var fetchErr *httpprobe.FetchError
+	switch {
+	case errors.Is(err, guard.ErrNotAllowed):
+		return notAllowed(err)
+	case errors.Is(err, httpprobe.ErrTooManyRedirects):
+		return newError(CodeTooManyRedirects, err, "more than %d redirects, or a redirect loop", httpprobe.MaxRedirects)
+	case errors.Is(err, context.DeadlineExceeded):
+		return newError(CodeUnableToConnect, err, "the target did not answer in time")
+	case errors.As(err, &fetchErr):
+		return newError(CodeUnableToConnect, err, "%s: %s", fetchErr.URL, httpprobe.Why(fetchErr.Err))
+	}
+	return newError(failed, err, "the operation could not be completed")
+}
+
+// Up calls Client.Up on the default client.
+func Up(ctx context.Context, rawURL string, opts UpOptions) (*UpResult, error) {
+	return onDefault(ctx, rawURL, opts, (*Client).Up)
+}
+
+// RedirectCheck calls Client.RedirectCheck on the default client.
+func RedirectCheck(ctx context.Context, rawURL string, opts RedirectCheckOptions) (*RedirectCheckResult, error) {
+	return onDefault(ctx, rawURL, opts, (*Client).RedirectCheck)
+}
