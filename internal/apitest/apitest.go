@@ -1,0 +1,170 @@
+// Package apitest drives the real HTTP handler in tests: a sitediag
+// client whose resolver is a local DNS server (dnstest) and whose SSRF
+// policy exempts only the loopback addresses a test names, mounted in
+// httpapi with a known key.
+package apitest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"testing"
+
+	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/httpapi"
+	"github.com/sitediag/sitediag/internal/dnstest"
+)
+
+// Key is the API key the test handler accepts.
+const Key = "test-key"
+
+// API is a running handler and the fixtures behind it.
+type API struct {
+	// DNS resolves names for the client; add records with DNS.Add.
+	DNS *dnstest.Server
+	// Client is the sitediag client behind the handler.
+	Client *sitediag.Client
+	// Server serves the handler.
+	Server *httptest.Server
+}
+
+// Options adjust the test API. The zero value allows 127.0.0.1 only.
+type Options struct {
+	// Allow lists the networks exempt from the deny table; if empty,
+	// 127.0.0.1/32.
+	Allow []netip.Prefix
+	// Config is the client configuration; DNSServers and AllowNetworks
+	// are filled in.
+	Config sitediag.Config
+	// HTTP are the handler options; APIKeys, Artifacts and RateLimit
+	// (no limit) are filled in when empty.
+	HTTP httpapi.Options
+}
+
+// New starts a DNS server, a client and the handler; all stop when the
+// test ends.
+func New(t testing.TB, opts Options) *API {
+	t.Helper()
+	dns := dnstest.Start(t)
+	cfg := opts.Config
+	cfg.DNSServers = []string{dns.Addr}
+	cfg.AllowNetworks = opts.Allow
+	if len(cfg.AllowNetworks) == 0 {
+		cfg.AllowNetworks = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+	}
+	client, err := sitediag.New(cfg)
+	if err != nil {
+		t.Fatalf("apitest: %v", err)
+	}
+	t.Cleanup(func() { client.Close() })
+	hopts := opts.HTTP
+	if hopts.APIKeys == nil {
+		hopts.APIKeys = []string{Key}
+	}
+	if hopts.RateLimit == 0 {
+		hopts.RateLimit = -1
+	}
+	if hopts.Artifacts == nil {
+		store, err := httpapi.NewLocalStore(t.TempDir(), 0)
+		if err != nil {
+			t.Fatalf("apitest: %v", err)
+		}
+		t.Cleanup(func() { store.Close() })
+		hopts.Artifacts = store
+	}
+	srv := httptest.NewServer(httpapi.New(client, hopts))
+	t.Cleanup(srv.Close)
+	return &API{DNS: dns, Client: client, Server: srv}
+}
+
+// Response is a decoded API response.
+type Response struct {
+	Status int
+	Header http.Header
+	// Body is the raw body; Envelope the same decoded into a map.
+	Body     []byte
+	Envelope map[string]any
+}
+
+// Post sends body (marshalled to JSON unless it is a string or []byte)
+// to path with the test key.
+func (a *API) Post(t testing.TB, path string, body any) *Response {
+	t.Helper()
+	return a.Do(t, http.MethodPost, path, body, map[string]string{"x-api-key": Key, "Content-Type": "application/json"})
+}
+
+// Do sends a request with exactly the given headers.
+func (a *API) Do(t testing.TB, method, path string, body any, headers map[string]string) *Response {
+	t.Helper()
+	var r io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		r = bytes.NewBufferString(b)
+	case []byte:
+		r = bytes.NewReader(b)
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			t.Fatalf("apitest: %v", err)
+		}
+		r = bytes.NewReader(data)
+	}
+	req, err := http.NewRequest(method, a.Server.URL+path, r)
+	if err != nil {
+		t.Fatalf("apitest: %v", err)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := a.Server.Client().Do(req)
+	if err != nil {
+		t.Fatalf("apitest: %s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("apitest: %v", err)
+	}
+	out := &Response{Status: resp.StatusCode, Header: resp.Header, Body: data}
+	if len(data) > 0 && resp.Header.Get("Content-Type") == "application/json" {
+		if err := json.Unmarshal(data, &out.Envelope); err != nil {
+			t.Fatalf("apitest: body is not JSON: %v\n%s", err, data)
+		}
+	}
+	return out
+}
+
+// WantError fails the test unless the response is the error envelope with
+// status and code.
+func (r *Response) WantError(t testing.TB, status int, code sitediag.Code) {
+	t.Helper()
+	if r.Status != status || r.Envelope["message"] != string(code) || r.Envelope["apiStatus"] != "failure" ||
+		r.Envelope["apiCode"] != float64(status) {
+		t.Fatalf("got %d %s, want %d %s", r.Status, r.Body, status, code)
+	}
+	if d, _ := r.Envelope["details"].(string); d == "" {
+		t.Errorf("error envelope has no details: %s", r.Body)
+	}
+}
+
+// WantSuccess fails the test unless the response is a success envelope
+// with a test id in meta, and returns meta and data.
+func (r *Response) WantSuccess(t testing.TB) (meta map[string]any, data any) {
+	t.Helper()
+	if r.Status != http.StatusOK || r.Envelope["apiStatus"] != "success" || r.Envelope["apiCode"] != float64(200) {
+		t.Fatalf("got %d %s, want a success envelope", r.Status, r.Body)
+	}
+	meta, _ = r.Envelope["meta"].(map[string]any)
+	test, _ := meta["test"].(map[string]any)
+	if id, _ := test["id"].(string); id == "" || id != r.Header.Get("X-Request-Id") {
+		t.Errorf("meta.test.id %v does not match X-Request-Id %q", test["id"], r.Header.Get("X-Request-Id"))
+	}
+	if _, ok := r.Envelope["timestamp"].(float64); !ok {
+		t.Errorf("timestamp missing: %s", r.Body)
+	}
+	return meta, r.Envelope["data"]
+}
