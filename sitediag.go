@@ -41,6 +41,8 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -67,6 +69,12 @@ type Config struct {
 	// Timeout bounds each operation whose context has no deadline. If
 	// zero, DefaultTimeout.
 	Timeout time.Duration
+	// Proxies maps lower-case country codes ("us") to the proxy
+	// (http://, https:// or socks5://) that a job with that proxyCountry
+	// goes through. Proxies are the operator's and trusted; targets are
+	// still resolved and checked before a request is handed to one.
+	// Empty means no country is supported.
+	Proxies map[string]*url.URL
 }
 
 // Client runs diagnoses. Build it with New; see the package doc for
@@ -83,6 +91,11 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	proxies, err := normaliseProxies(cfg.Proxies)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Proxies = proxies
 	cfg.DNSServers = servers
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
@@ -105,6 +118,22 @@ func normaliseServers(in []string) ([]string, error) {
 			return nil, fmt.Errorf("sitediag: DNS server %q is not an IP address with an optional port", s)
 		}
 		out = append(out, s)
+	}
+	return out, nil
+}
+
+func normaliseProxies(in map[string]*url.URL) (map[string]*url.URL, error) {
+	out := make(map[string]*url.URL, len(in))
+	for country, u := range in {
+		if u == nil || u.Host == "" {
+			return nil, fmt.Errorf("sitediag: proxy for %q has no host", country)
+		}
+		switch u.Scheme {
+		case "http", "https", "socks5", "socks5h":
+		default:
+			return nil, fmt.Errorf("sitediag: proxy for %q: scheme %q is not http, https or socks5", country, u.Scheme)
+		}
+		out[strings.ToLower(country)] = u
 	}
 	return out, nil
 }
@@ -166,10 +195,14 @@ func notAllowed(err error) *Error {
 	return newError(CodeTargetNotAllowed, err, "the target is not allowed")
 }
 
-// checkProxyCountry refuses a proxy country no proxy is configured for.
-func (c *Client) checkProxyCountry(country string) error {
+// proxyFor returns the proxy configured for country, nil for "", or
+// PROXY_COUNTRY_UNSUPPORTED.
+func (c *Client) proxyFor(country string) (*url.URL, error) {
 	if country == "" {
-		return nil
+		return nil, nil
 	}
-	return newError(CodeProxyCountryUnsupported, nil, "proxyCountry: no proxy is configured for %q", country)
+	if u, ok := c.cfg.Proxies[strings.ToLower(country)]; ok {
+		return u, nil
+	}
+	return nil, newError(CodeProxyCountryUnsupported, nil, "proxyCountry: no proxy is configured for %q", country)
 }

@@ -26,6 +26,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -97,6 +98,17 @@ func (s *settings) clientConfig() (sitediag.Config, error) {
 		cfg.AllowNetworks = append(cfg.AllowNetworks, p)
 	}
 	cfg.DNSServers = splitList(s.dnsServers)
+	for _, item := range splitList(s.proxies) {
+		country, raw, ok := strings.Cut(item, "=")
+		u, err := url.Parse(strings.TrimSpace(raw))
+		if !ok || err != nil || u.Host == "" {
+			return cfg, fmt.Errorf("SITEDIAG_PROXIES: %q is not country=url", item)
+		}
+		if cfg.Proxies == nil {
+			cfg.Proxies = map[string]*url.URL{}
+		}
+		cfg.Proxies[strings.TrimSpace(country)] = u
+	}
 	return cfg, nil
 }
 
