@@ -49,9 +49,7 @@ func (c *Client) Up(ctx context.Context, rawURL string, opts UpOptions) (*UpResu
 	if err != nil {
 		return nil, err
 	}
-	// Country proxies are wired into the HTTP client by the HTTP probes
-	// issue; until then a configured country is refused like an unknown one.
-	if _, err := c.proxyFor(opts.ProxyCountry); err != nil {
+	if err := c.checkProxyCountry(opts.ProxyCountry); err != nil {
 		return nil, err
 	}
 	ctx, cancel := c.withTimeout(ctx)
@@ -108,9 +106,7 @@ func (c *Client) RedirectCheck(ctx context.Context, rawURL string, opts Redirect
 	if err != nil {
 		return nil, err
 	}
-	// Country proxies are wired into the HTTP client by the HTTP probes
-	// issue; until then a configured country is refused like an unknown one.
-	if _, err := c.proxyFor(opts.ProxyCountry); err != nil {
+	if err := c.checkProxyCountry(opts.ProxyCountry); err != nil {
 		return nil, err
 	}
 	ctx, cancel := c.withTimeout(ctx)
