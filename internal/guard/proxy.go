@@ -1,0 +1,443 @@
+package guard
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/net/http/httpguts"
+)
+
+// Limits of the filtering proxy.
+const (
+	proxyHeaderTimeout   = 10 * time.Second
+	proxyResponseTimeout = 30 * time.Second
+	proxyMaxHeaderBytes  = 256 << 10
+)
+
+// ErrBlocked is the refusal of a host on ProxyOptions.Block's list.
+var ErrBlocked = errors.New("guard: host is on the block list")
+
+// ProxyOptions shape a filtering proxy. The zero value applies the policy
+// and connects directly.
+type ProxyOptions struct {
+	// Upstream is a proxy (http, https, socks5 or socks5h URL, with
+	// optional user:password) that every allowed request is handed to,
+	// such as a country proxy. The target is resolved and checked first;
+	// http, https and socks5h upstreams are given the host name (so the
+	// upstream's own DNS view applies), socks5 the checked address. Nil
+	// means direct connections to the checked addresses.
+	Upstream *url.URL
+	// Block, if set, refuses every host it returns true for, before the
+	// host is resolved (ad and tracker lists). Such refusals are counted
+	// as Blocked. Nil blocks nothing.
+	Block func(host string) bool
+	// RefuseAll refuses every request, for traffic that should not exist
+	// (a browser's own background requests). False applies the policy.
+	RefuseAll bool
+}
+
+// ProxyStats counts what a proxy did not let through.
+type ProxyStats struct {
+	// Refused counts requests the policy refused.
+	Refused int
+	// Blocked counts requests refused by ProxyOptions.Block.
+	Blocked int
+	// Failed counts requests whose host did not resolve or could not be
+	// reached.
+	Failed int
+}
+
+// Proxy is a filtering HTTP proxy on a loopback port: plain requests in
+// absolute form (WebSocket upgrades included) and CONNECT tunnels. Each
+// request's host is resolved with the guard's resolver and checked
+// against the policy; the proxy then connects to the checked address, so
+// a client that knows only this proxy reaches nothing the policy refuses.
+// Everything else is refused. Build it with Guard.ListenProxy; it is safe
+// for concurrent use.
+type Proxy struct {
+	guard     *Guard
+	opts      ProxyOptions
+	ln        net.Listener
+	srv       *http.Server
+	forward   *httputil.ReverseProxy
+	transport *http.Transport
+	upstream  *upstream
+	served    chan struct{}
+
+	mu      sync.Mutex
+	closed  bool
+	tunnels map[net.Conn]struct{}
+	failed  map[string]error
+	stats   ProxyStats
+	wg      sync.WaitGroup
+}
+
+// ListenProxy starts a filtering proxy on 127.0.0.1 with a random port.
+// Close it when done.
+func (g *Guard) ListenProxy(opts ProxyOptions) (*Proxy, error) {
+	up, err := newUpstream(opts.Upstream)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("guard: proxy: %w", err)
+	}
+	p := &Proxy{
+		guard:    g,
+		opts:     opts,
+		ln:       ln,
+		upstream: up,
+		served:   make(chan struct{}),
+		tunnels:  map[net.Conn]struct{}{},
+		failed:   map[string]error{},
+	}
+	p.transport = &http.Transport{
+		DialContext:            p.dialAdmitted,
+		TLSClientConfig:        insecureTLSConfig("", ""),
+		TLSHandshakeTimeout:    tlsHandshakeTimeout,
+		ResponseHeaderTimeout:  proxyResponseTimeout,
+		MaxResponseHeaderBytes: proxyMaxHeaderBytes,
+		DisableCompression:     true,
+		IdleConnTimeout:        30 * time.Second,
+	}
+	if up != nil && up.forwardsHTTP() {
+		// The upstream takes absolute-form requests itself; the transport
+		// dials the (trusted) upstream, never the target.
+		p.transport.Proxy = http.ProxyURL(up.url)
+		p.transport.DialContext = (&net.Dialer{Timeout: dialTimeout}).DialContext
+	}
+	quiet := log.New(io.Discard, "", 0)
+	p.forward = &httputil.ReverseProxy{
+		Rewrite:       func(*httputil.ProxyRequest) {},
+		Transport:     p.transport,
+		ModifyResponse: func(resp *http.Response) error {
+			if t, ok := resp.Request.Context().Value(admittedKey{}).(*admitted); ok {
+				p.succeeded(t)
+			}
+			return nil
+		},
+		FlushInterval: -1,
+		ErrorLog:      quiet,
+		ErrorHandler:  p.forwardError,
+	}
+	p.srv = &http.Server{
+		Handler:           p,
+		ReadHeaderTimeout: proxyHeaderTimeout,
+		MaxHeaderBytes:    proxyMaxHeaderBytes,
+		ErrorLog:          quiet,
+	}
+	go func() {
+		defer close(p.served)
+		p.srv.Serve(ln)
+	}()
+	return p, nil
+}
+
+// URL is the proxy's address as a URL, for a client's proxy setting.
+func (p *Proxy) URL() string { return "http://" + p.ln.Addr().String() }
+
+// Stats returns the counts so far.
+func (p *Proxy) Stats() ProxyStats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stats
+}
+
+// Failure returns why the last request to host:port was refused or could
+// not be served: ErrNotAllowed, ErrBlocked, a *ResolveError or a dial
+// error. It is nil when that request went through or none was made.
+func (p *Proxy) Failure(host string, port uint16) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.failed[hostKey(host, port)]
+}
+
+// Close stops the proxy and cuts every connection and tunnel it holds.
+func (p *Proxy) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	for c := range p.tunnels {
+		c.Close()
+	}
+	p.mu.Unlock()
+	err := p.srv.Close()
+	<-p.served
+	p.wg.Wait()
+	p.transport.CloseIdleConnections()
+	return err
+}
+
+// ServeHTTP serves one proxy request.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodConnect {
+		p.connect(w, r)
+		return
+	}
+	if !r.URL.IsAbs() || (r.URL.Scheme != "http" && r.URL.Scheme != "https") {
+		http.Error(w, "only proxy requests are served here", http.StatusBadRequest)
+		return
+	}
+	host, port, err := splitTarget(r.URL.Host, r.URL.Scheme)
+	if err != nil {
+		http.Error(w, "bad target", http.StatusBadRequest)
+		return
+	}
+	t, err := p.admit(r.Context(), host, port)
+	if err != nil {
+		p.refuse(w, t, err)
+		return
+	}
+	r = r.WithContext(context.WithValue(r.Context(), admittedKey{}, t))
+	if isUpgrade(r.Header) && r.URL.Scheme == "http" {
+		p.upgrade(w, r, t)
+		return
+	}
+	p.forward.ServeHTTP(w, r)
+}
+
+// admitted is a target the policy let through, with the addresses it
+// was checked at.
+type admitted struct {
+	host  string
+	port  uint16
+	addrs []netip.Addr
+}
+
+type admittedKey struct{}
+
+// admit decides on host:port. On refusal the returned target still
+// names what was refused.
+func (p *Proxy) admit(ctx context.Context, host string, port uint16) (*admitted, error) {
+	t := &admitted{host: host, port: port}
+	switch {
+	case p.opts.RefuseAll:
+		return t, ErrNotAllowed
+	case p.opts.Block != nil && p.opts.Block(host):
+		return t, ErrBlocked
+	}
+	addrs, err := p.guard.Resolve(ctx, host)
+	if err != nil {
+		return t, err
+	}
+	t.addrs = addrs
+	return t, nil
+}
+
+// dial connects to an admitted target, directly or through the upstream.
+func (p *Proxy) dial(ctx context.Context, t *admitted) (net.Conn, error) {
+	if p.upstream != nil {
+		return p.upstream.dial(ctx, t)
+	}
+	return p.guard.DialAddrs(ctx, "tcp", t.addrs, t.port)
+}
+
+// dialAdmitted is the forward transport's dialer: it dials only the
+// target admitted for the request, at the addresses it was checked at.
+func (p *Proxy) dialAdmitted(ctx context.Context, _, addr string) (net.Conn, error) {
+	t, ok := ctx.Value(admittedKey{}).(*admitted)
+	if !ok || hostKey(t.host, t.port) != addr {
+		return nil, ErrNotAllowed
+	}
+	return p.dial(ctx, t)
+}
+
+// connect serves a CONNECT tunnel.
+func (p *Proxy) connect(w http.ResponseWriter, r *http.Request) {
+	host, port, err := splitTarget(r.Host, "")
+	if err != nil {
+		http.Error(w, "bad target", http.StatusBadRequest)
+		return
+	}
+	t, err := p.admit(r.Context(), host, port)
+	if err != nil {
+		p.refuse(w, t, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), dialTimeout+tlsHandshakeTimeout)
+	defer cancel()
+	remote, err := p.dial(ctx, t)
+	if err != nil {
+		p.refuse(w, t, err)
+		return
+	}
+	client, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		remote.Close()
+		return
+	}
+	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection Established\r\n\r\n"); err != nil {
+		client.Close()
+		remote.Close()
+		return
+	}
+	p.succeeded(t)
+	p.splice(client, buf.Reader, remote)
+}
+
+// upgrade serves a plain-HTTP protocol upgrade (a ws:// WebSocket sent
+// in absolute form rather than through CONNECT) by sending the request to
+// the target and joining the two connections.
+func (p *Proxy) upgrade(w http.ResponseWriter, r *http.Request, t *admitted) {
+	ctx, cancel := context.WithTimeout(r.Context(), dialTimeout+tlsHandshakeTimeout)
+	defer cancel()
+	remote, err := p.dial(ctx, t)
+	if err != nil {
+		p.refuse(w, t, err)
+		return
+	}
+	out := r.Clone(ctx)
+	for _, h := range []string{"Proxy-Connection", "Proxy-Authorization", "Keep-Alive"} {
+		out.Header.Del(h)
+	}
+	if err := out.Write(remote); err != nil {
+		remote.Close()
+		p.refuse(w, t, err)
+		return
+	}
+	client, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		remote.Close()
+		return
+	}
+	p.succeeded(t)
+	p.splice(client, buf.Reader, remote)
+}
+
+// splice copies both ways until either side ends; Close cuts it.
+func (p *Proxy) splice(client net.Conn, pending *bufio.Reader, remote net.Conn) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		client.Close()
+		remote.Close()
+		return
+	}
+	p.tunnels[client] = struct{}{}
+	p.tunnels[remote] = struct{}{}
+	p.wg.Add(1)
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		delete(p.tunnels, client)
+		delete(p.tunnels, remote)
+		p.mu.Unlock()
+		p.wg.Done()
+	}()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		io.Copy(remote, io.MultiReader(pending, client))
+		closeWrite(remote)
+	}()
+	io.Copy(client, remote)
+	closeWrite(client)
+	<-done
+	client.Close()
+	remote.Close()
+}
+
+func closeWrite(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		cw.CloseWrite()
+		return
+	}
+	c.Close()
+}
+
+// forwardError answers a forwarded request the transport could not
+// complete.
+func (p *Proxy) forwardError(w http.ResponseWriter, r *http.Request, err error) {
+	t, ok := r.Context().Value(admittedKey{}).(*admitted)
+	if !ok {
+		http.Error(w, "proxy error", http.StatusBadGateway)
+		return
+	}
+	if r.Context().Err() != nil {
+		// The client went away; nothing failed on the target's side.
+		return
+	}
+	p.refuse(w, t, err)
+}
+
+// refuse records why t was not served and answers the client: 403 for a
+// refusal, 502 when the target could not be resolved or reached. The
+// body never says more than that.
+func (p *Proxy) refuse(w http.ResponseWriter, t *admitted, err error) {
+	status := http.StatusBadGateway
+	p.mu.Lock()
+	switch {
+	case errors.Is(err, ErrNotAllowed):
+		p.stats.Refused++
+		status = http.StatusForbidden
+	case errors.Is(err, ErrBlocked):
+		p.stats.Blocked++
+		status = http.StatusForbidden
+	default:
+		p.stats.Failed++
+	}
+	p.failed[hostKey(t.host, t.port)] = err
+	p.mu.Unlock()
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Connection", "close")
+	w.WriteHeader(status)
+	io.WriteString(w, http.StatusText(status)+"\n")
+}
+
+func (p *Proxy) succeeded(t *admitted) {
+	p.mu.Lock()
+	delete(p.failed, hostKey(t.host, t.port))
+	p.mu.Unlock()
+}
+
+// splitTarget returns the lower-case host without brackets or a trailing
+// dot, and the port (the scheme's default when absent).
+func splitTarget(hostport, scheme string) (string, uint16, error) {
+	host, portStr, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host, portStr = hostport, ""
+	}
+	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	if host == "" {
+		return "", 0, errors.New("guard: empty host")
+	}
+	if portStr == "" {
+		switch scheme {
+		case "http":
+			return host, 80, nil
+		case "https":
+			return host, 443, nil
+		}
+		return "", 0, errors.New("guard: missing port")
+	}
+	port, err := strconv.ParseUint(portStr, 10, 16)
+	if err != nil || port == 0 {
+		return "", 0, errors.New("guard: bad port")
+	}
+	return host, uint16(port), nil
+}
+
+func hostKey(host string, port uint16) string {
+	return net.JoinHostPort(host, strconv.Itoa(int(port)))
+}
+
+func isUpgrade(h http.Header) bool {
+	return httpguts.HeaderValuesContainsToken(h["Connection"], "upgrade") && h.Get("Upgrade") != ""
+}

@@ -1,0 +1,546 @@
+package guard_test
+
+import (
+	"bufio"
+	"crypto/tls"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sitediag/sitediag/dns"
+	"github.com/sitediag/sitediag/internal/dnstest"
+	"github.com/sitediag/sitediag/internal/guard"
+)
+
+// newGuard returns a guard that allows 127.0.0.1 only and resolves with a
+// local DNS server: site.test is 127.0.0.1, evil.test is 127.0.0.2.
+func newGuard(t *testing.T) *guard.Guard {
+	t.Helper()
+	srv := dnstest.Start(t)
+	srv.Add(t, "site.test. 60 IN A 127.0.0.1")
+	srv.Add(t, "evil.test. 60 IN A 127.0.0.2")
+	resolver := &dns.Resolver{Servers: []string{srv.Addr}, Timeout: 2 * time.Second}
+	return guard.New(resolver, guard.NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}))
+}
+
+// forbidden is a listener on an address the policy refuses; it counts
+// every connection it is offered.
+type forbidden struct {
+	ln    net.Listener
+	conns atomic.Int32
+}
+
+func listenForbidden(t *testing.T) *forbidden {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatalf("listen on 127.0.0.2: %v", err)
+	}
+	f := &forbidden{ln: ln}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			f.conns.Add(1)
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { ln.Close() })
+	return f
+}
+
+func (f *forbidden) port() string {
+	_, port, _ := net.SplitHostPort(f.ln.Addr().String())
+	return port
+}
+
+func listenProxy(t *testing.T, g *guard.Guard, opts guard.ProxyOptions) *guard.Proxy {
+	t.Helper()
+	p, err := g.ListenProxy(opts)
+	if err != nil {
+		t.Fatalf("ListenProxy: %v", err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// proxiedClient sends every request through p.
+func proxiedClient(t *testing.T, p *guard.Proxy) *http.Client {
+	t.Helper()
+	u, _ := url.Parse(p.URL())
+	tr := &http.Transport{Proxy: http.ProxyURL(u), TLSClientConfig: insecure()}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr, Timeout: 10 * time.Second}
+}
+
+func fixture(t *testing.T, body string) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Seen-Host", r.Host)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func portOf(t *testing.T, rawURL string) string {
+	t.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Port()
+}
+
+func TestProxyForwardsAllowedTargets(t *testing.T) {
+	g := newGuard(t)
+	p := listenProxy(t, g, guard.ProxyOptions{})
+	srv := fixture(t, "hello")
+	client := proxiedClient(t, p)
+	for _, target := range []string{
+		srv.URL + "/",
+		"http://site.test:" + portOf(t, srv.URL) + "/",
+	} {
+		resp, err := client.Get(target)
+		if err != nil {
+			t.Fatalf("GET %s: %v", target, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || string(body) != "hello" {
+			t.Errorf("GET %s: got %d %q, want 200 hello", target, resp.StatusCode, body)
+		}
+	}
+	if got := p.Stats(); got != (guard.ProxyStats{}) {
+		t.Errorf("stats = %+v, want none refused", got)
+	}
+}
+
+func TestProxyTunnelsTLS(t *testing.T) {
+	g := newGuard(t)
+	p := listenProxy(t, g, guard.ProxyOptions{})
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "secure")
+	}))
+	t.Cleanup(srv.Close)
+	resp, err := proxiedClient(t, p).Get("https://site.test:" + portOf(t, srv.URL) + "/")
+	if err != nil {
+		t.Fatalf("GET through CONNECT: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != "secure" {
+		t.Errorf("got %q, want secure", body)
+	}
+}
+
+func TestProxyRefusesWhatThePolicyDenies(t *testing.T) {
+	g := newGuard(t)
+	p := listenProxy(t, g, guard.ProxyOptions{})
+	f := listenForbidden(t)
+	client := proxiedClient(t, p)
+	targets := []string{
+		"http://127.0.0.2:" + f.port() + "/",
+		"http://evil.test:" + f.port() + "/",
+		"http://[::ffff:127.0.0.2]:" + f.port() + "/",
+		"http://[::1]:" + f.port() + "/",
+		"https://127.0.0.2:" + f.port() + "/",
+		"https://evil.test:" + f.port() + "/",
+	}
+	for _, target := range targets {
+		resp, err := client.Get(target)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusForbidden {
+				t.Errorf("GET %s: got %d, want 403", target, resp.StatusCode)
+			}
+		} else if !strings.Contains(err.Error(), "Forbidden") {
+			t.Errorf("GET %s: got %v, want the proxy's 403", target, err)
+		}
+	}
+	if n := f.conns.Load(); n != 0 {
+		t.Errorf("the refused listener saw %d connections, want 0", n)
+	}
+	if got := p.Stats().Refused; got != len(targets) {
+		t.Errorf("Refused = %d, want %d", got, len(targets))
+	}
+	if err := p.Failure("evil.test", mustPort(t, f.port())); !errors.Is(err, guard.ErrNotAllowed) {
+		t.Errorf("Failure(evil.test) = %v, want ErrNotAllowed", err)
+	}
+}
+
+func mustPort(t *testing.T, s string) uint16 {
+	t.Helper()
+	var port uint16
+	if _, err := fmt.Sscan(s, &port); err != nil {
+		t.Fatal(err)
+	}
+	return port
+}
+
+func TestProxyReportsUnresolvedAndUnreachable(t *testing.T) {
+	g := newGuard(t)
+	p := listenProxy(t, g, guard.ProxyOptions{})
+	client := proxiedClient(t, p)
+
+	resp, err := client.Get("http://missing.test/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway {
+		t.Errorf("unresolved: got %d, want 502", resp.StatusCode)
+	}
+	var re *guard.ResolveError
+	if err := p.Failure("missing.test", 80); !errors.As(err, &re) {
+		t.Errorf("Failure(missing.test) = %v, want a *ResolveError", err)
+	}
+
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	closedPort := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	resp, err = client.Get(fmt.Sprintf("http://site.test:%d/", closedPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway {
+		t.Errorf("refused port: got %d, want 502", resp.StatusCode)
+	}
+	if err := p.Failure("site.test", uint16(closedPort)); err == nil || errors.Is(err, guard.ErrNotAllowed) {
+		t.Errorf("Failure(closed port) = %v, want a dial error", err)
+	}
+	if got := p.Stats(); got.Failed != 2 || got.Refused != 0 {
+		t.Errorf("stats = %+v, want 2 failed", got)
+	}
+}
+
+func TestProxyBlockListAndRefuseAll(t *testing.T) {
+	g := newGuard(t)
+	srv := fixture(t, "ok")
+	port := portOf(t, srv.URL)
+	blocking := listenProxy(t, g, guard.ProxyOptions{Block: func(host string) bool { return host == "site.test" }})
+	client := proxiedClient(t, blocking)
+	for target, want := range map[string]int{
+		"http://site.test:" + port + "/": http.StatusForbidden,
+		"http://127.0.0.1:" + port + "/": http.StatusOK,
+	} {
+		resp, err := client.Get(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET %s: got %d, want %d", target, resp.StatusCode, want)
+		}
+	}
+	if got := blocking.Stats(); got.Blocked != 1 || got.Refused != 0 {
+		t.Errorf("stats = %+v, want 1 blocked", got)
+	}
+	if err := blocking.Failure("site.test", mustPort(t, port)); !errors.Is(err, guard.ErrBlocked) {
+		t.Errorf("Failure = %v, want ErrBlocked", err)
+	}
+
+	none := listenProxy(t, g, guard.ProxyOptions{RefuseAll: true})
+	resp, err := proxiedClient(t, none).Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || none.Stats().Refused != 1 {
+		t.Errorf("RefuseAll: got %d and %+v, want 403 and 1 refused", resp.StatusCode, none.Stats())
+	}
+}
+
+// echoUpgrade answers an Upgrade request with 101 and then echoes.
+func echoUpgrade(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Upgrade") != "echo" || r.Header.Get("Proxy-Connection") != "" {
+			http.Error(w, "want an upgrade without proxy headers", http.StatusBadRequest)
+			return
+		}
+		conn, buf, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		io.WriteString(conn, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
+		io.Copy(conn, buf)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestProxyUpgradesInAbsoluteForm(t *testing.T) {
+	g := newGuard(t)
+	p := listenProxy(t, g, guard.ProxyOptions{})
+	srv := echoUpgrade(t)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(p.URL(), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	fmt.Fprintf(conn, "GET http://site.test:%s/ws HTTP/1.1\r\nHost: site.test:%s\r\nConnection: Upgrade\r\nUpgrade: echo\r\nProxy-Connection: keep-alive\r\n\r\n",
+		portOf(t, srv.URL), portOf(t, srv.URL))
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("got %d, want 101", resp.StatusCode)
+	}
+	io.WriteString(conn, "ping")
+	got := make([]byte, 4)
+	if _, err := io.ReadFull(br, got); err != nil || string(got) != "ping" {
+		t.Errorf("echo: got %q, %v; want ping", got, err)
+	}
+}
+
+func TestProxyCloseCutsTunnels(t *testing.T) {
+	g := newGuard(t)
+	p, err := g.ListenProxy(guard.ProxyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := echoUpgrade(t)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(p.URL(), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	fmt.Fprintf(conn, "CONNECT site.test:%s HTTP/1.1\r\nHost: site.test:%s\r\n\r\n", portOf(t, srv.URL), portOf(t, srv.URL))
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect})
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("CONNECT: %v %v", resp, err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if _, err := br.ReadByte(); err == nil {
+		t.Error("the tunnel still carries data after Close")
+	}
+}
+
+// upstreamHTTP is an HTTP proxy standing in for a country proxy: it
+// records what it was asked for and serves it from the fixture.
+type upstreamHTTP struct {
+	mu    sync.Mutex
+	asked []string
+	url   *url.URL
+}
+
+func startUpstreamHTTP(t *testing.T, user, pass string) *upstreamHTTP {
+	t.Helper()
+	u := &upstreamHTTP{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if got, want := r.Header.Get("Proxy-Authorization"), basicAuth(user, pass); got != want {
+			w.WriteHeader(http.StatusProxyAuthRequired)
+			return
+		}
+		u.mu.Lock()
+		u.asked = append(u.asked, r.Method+" "+r.Host)
+		u.mu.Unlock()
+		target := r.Host
+		if r.Method != http.MethodConnect {
+			target = r.URL.Host
+		}
+		// site.test means the fixture on 127.0.0.1: the upstream has its
+		// own DNS view.
+		target = strings.Replace(target, "site.test", "127.0.0.1", 1)
+		remote, err := net.Dial("tcp", target)
+		if err != nil {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		conn, buf, _ := http.NewResponseController(w).Hijack()
+		if r.Method == http.MethodConnect {
+			io.WriteString(conn, "HTTP/1.1 200 OK\r\n\r\n")
+		} else {
+			r.Header.Del("Proxy-Authorization")
+			r.Write(remote)
+		}
+		go io.Copy(remote, buf)
+		io.Copy(conn, remote)
+		conn.Close()
+		remote.Close()
+	}))
+	t.Cleanup(srv.Close)
+	u.url, _ = url.Parse(srv.URL)
+	if user != "" {
+		u.url.User = url.UserPassword(user, pass)
+	}
+	return u
+}
+
+func basicAuth(user, pass string) string {
+	if user == "" {
+		return ""
+	}
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
+}
+
+func (u *upstreamHTTP) requests() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]string(nil), u.asked...)
+}
+
+func TestProxyChainsAnHTTPUpstream(t *testing.T) {
+	g := newGuard(t)
+	up := startUpstreamHTTP(t, "user", "secret")
+	p := listenProxy(t, g, guard.ProxyOptions{Upstream: up.url})
+	srv := fixture(t, "via upstream")
+	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "tls via upstream")
+	}))
+	t.Cleanup(tlsSrv.Close)
+	f := listenForbidden(t)
+	client := proxiedClient(t, p)
+
+	for target, want := range map[string]string{
+		"http://site.test:" + portOf(t, srv.URL) + "/":     "via upstream",
+		"https://site.test:" + portOf(t, tlsSrv.URL) + "/": "tls via upstream",
+	} {
+		resp, err := client.Get(target)
+		if err != nil {
+			t.Fatalf("GET %s: %v", target, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(body) != want {
+			t.Errorf("GET %s: got %d %q, want %q", target, resp.StatusCode, body, want)
+		}
+	}
+	resp, err := client.Get("http://evil.test:" + f.port() + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("refused target through upstream: got %d, want 403", resp.StatusCode)
+	}
+	asked := up.requests()
+	want := []string{"GET site.test:" + portOf(t, srv.URL), "CONNECT site.test:" + portOf(t, tlsSrv.URL)}
+	if strings.Join(asked, ",") != strings.Join(want, ",") {
+		t.Errorf("upstream was asked for %q, want %q (the host name, and never the refused target)", asked, want)
+	}
+}
+
+// startSOCKS5 runs a minimal SOCKS5 server (no authentication, CONNECT
+// only) and returns its address and what it was asked to reach.
+func startSOCKS5(t *testing.T) (string, func() []string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var mu sync.Mutex
+	var asked []string
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				head := make([]byte, 2)
+				io.ReadFull(br, head)
+				io.ReadFull(br, make([]byte, head[1]))
+				c.Write([]byte{5, 0})
+				req := make([]byte, 4)
+				io.ReadFull(br, req)
+				var host string
+				switch req[3] {
+				case 1:
+					ip := make([]byte, 4)
+					io.ReadFull(br, ip)
+					host = net.IP(ip).String()
+				case 3:
+					n, _ := br.ReadByte()
+					name := make([]byte, n)
+					io.ReadFull(br, name)
+					host = string(name)
+				}
+				pb := make([]byte, 2)
+				io.ReadFull(br, pb)
+				target := net.JoinHostPort(host, fmt.Sprint(binary.BigEndian.Uint16(pb)))
+				mu.Lock()
+				asked = append(asked, target)
+				mu.Unlock()
+				remote, err := net.Dial("tcp", strings.Replace(target, "site.test", "127.0.0.1", 1))
+				if err != nil {
+					c.Write([]byte{5, 5, 0, 1, 0, 0, 0, 0, 0, 0})
+					return
+				}
+				defer remote.Close()
+				c.Write([]byte{5, 0, 0, 1, 0, 0, 0, 0, 0, 0})
+				go io.Copy(remote, br)
+				io.Copy(c, remote)
+			}()
+		}
+	}()
+	return ln.Addr().String(), func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), asked...)
+	}
+}
+
+func TestProxyChainsASOCKS5Upstream(t *testing.T) {
+	srv := fixture(t, "via socks")
+	port := portOf(t, srv.URL)
+	for _, tc := range []struct{ scheme, want string }{
+		{"socks5h", "site.test:" + port},
+		{"socks5", "127.0.0.1:" + port},
+	} {
+		t.Run(tc.scheme, func(t *testing.T) {
+			g := newGuard(t)
+			addr, asked := startSOCKS5(t)
+			p := listenProxy(t, g, guard.ProxyOptions{Upstream: &url.URL{Scheme: tc.scheme, Host: addr}})
+			resp, err := proxiedClient(t, p).Get("http://site.test:" + port + "/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if string(body) != "via socks" {
+				t.Errorf("got %d %q, want via socks", resp.StatusCode, body)
+			}
+			if got := asked(); len(got) != 1 || got[0] != tc.want {
+				t.Errorf("upstream asked for %q, want [%s]", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestListenProxyRefusesABadUpstream(t *testing.T) {
+	g := newGuard(t)
+	if _, err := g.ListenProxy(guard.ProxyOptions{Upstream: &url.URL{Scheme: "ftp", Host: "x:21"}}); err == nil {
+		t.Error("ListenProxy accepted an ftp upstream")
+	}
+}
+
+// insecure skips certificate checks for the test's own TLS fixtures.
+func insecure() *tls.Config { return &tls.Config{InsecureSkipVerify: true} }
