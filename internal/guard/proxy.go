@@ -122,8 +122,8 @@ func (g *Guard) ListenProxy(opts ProxyOptions) (*Proxy, error) {
 	}
 	quiet := log.New(io.Discard, "", 0)
 	p.forward = &httputil.ReverseProxy{
-		Rewrite:       func(*httputil.ProxyRequest) {},
-		Transport:     p.transport,
+		Rewrite:   func(*httputil.ProxyRequest) {},
+		Transport: p.transport,
 		ModifyResponse: func(resp *http.Response) error {
 			if t, ok := resp.Request.Context().Value(admittedKey{}).(*admitted); ok {
 				p.succeeded(t)
