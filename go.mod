@@ -3,19 +3,20 @@ module github.com/sitediag/sitediag
 go 1.26.8
 
 require (
+	github.com/go-rod/rod v0.116.2
 	github.com/julienschmidt/httprouter v1.3.0
 	github.com/miekg/dns v1.1.73
+	github.com/ysmood/leakless v0.9.0
+	golang.org/x/image v0.47.0
 	golang.org/x/net v0.62.0
 	golang.org/x/time v0.16.0
 )
 
 require (
-	github.com/go-rod/rod v0.116.2 // indirect
 	github.com/ysmood/fetchup v0.2.3 // indirect
 	github.com/ysmood/goob v0.4.0 // indirect
 	github.com/ysmood/got v0.40.0 // indirect
 	github.com/ysmood/gson v0.7.3 // indirect
-	github.com/ysmood/leakless v0.9.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 )

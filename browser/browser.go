@@ -1,0 +1,423 @@
+// Package browser runs pages in headless Chromium (through go-rod) for
+// the operations that need a real browser: screenshots, PDFs, and later
+// scraping, meta data, mixed content, audits and brand extraction.
+//
+// A Pool keeps one warm browser, started on first use, and runs jobs on
+// it: each job gets its own browser context (cookies, storage and cache
+// of its own), its own filtering proxy and a total deadline. JavaScript
+// dialogs are dismissed, downloads denied and pages a job did not create
+// closed. The number of jobs at once is bounded, with a bounded wait
+// queue; past it Start fails with a *BusyError. The browser is replaced
+// after a number of jobs, when its connection drops and when a page
+// crashes; its whole process group is killed, and nothing it started
+// outlives Close.
+//
+// # Safety
+//
+// The browser reaches the network only through a guard.Proxy: every
+// request a page makes, sub-resources, frames, fetches, WebSockets and
+// workers included, is resolved with sitediag's resolver and checked
+// against the SSRF policy by the proxy, which then dials the checked
+// address. The browser-wide proxy refuses everything; each job's browser
+// context points at the job's own proxy, which also counts what it
+// refused. The browser's own resolver is disabled, QUIC is off and WebRTC
+// may not send UDP around the proxy (see Flags). Request interception over
+// the DevTools protocol is not used for safety.
+//
+// # Concurrency
+//
+// A Pool is safe for concurrent use. A Job belongs to the function it is
+// handed to.
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/sitediag/sitediag/internal/guard"
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxJobs      = 2
+	DefaultRestartAfter = 100
+	DefaultJobTimeout   = 60 * time.Second
+)
+
+// Errors Start and Do return besides those of the job itself.
+var (
+	// ErrNotFound means no Chromium binary was found.
+	ErrNotFound = errors.New("browser: Chromium not found")
+	// ErrClosed means the pool was closed.
+	ErrClosed = errors.New("browser: pool closed")
+	// ErrCrashed means the browser or the job's page crashed or went
+	// away during the job.
+	ErrCrashed = errors.New("browser: the browser or the page crashed")
+)
+
+// BusyError means every job slot is taken and the wait queue is full (or
+// the caller's deadline passed while it waited).
+type BusyError struct {
+	// RetryAfter estimates when a slot will be free.
+	RetryAfter time.Duration
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("browser: busy, retry after %s", e.RetryAfter.Round(time.Second))
+}
+
+// UnavailableError means the browser could not be started or reached.
+type UnavailableError struct {
+	Err error
+}
+
+func (e *UnavailableError) Error() string { return "browser: unavailable: " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
+// Config configures a Pool. Only Guard is required.
+type Config struct {
+	// Guard applies the SSRF policy to everything the browser loads.
+	// Required.
+	Guard *guard.Guard
+	// Path is the Chromium binary (see Find). If empty, chromium,
+	// chromium-browser and google-chrome are looked up on PATH.
+	Path string
+	// RemoteURL, if set, is a running browser to use instead of launching
+	// one: its DevTools WebSocket URL (ws://…) or HTTP endpoint
+	// (http://host:port). The job proxies listen on this host's loopback,
+	// so the browser must share this host's network (a sidecar), and it
+	// must have been started with the flags of Flags for the browser-wide
+	// settings (QUIC, WebRTC, resolver) that a job cannot set.
+	RemoteURL string
+	// MaxJobs is the number of jobs run at once. If zero,
+	// DefaultMaxJobs.
+	MaxJobs int
+	// MaxQueue is the number of jobs that may wait for a slot. If zero,
+	// four times MaxJobs; negative means none wait.
+	MaxQueue int
+	// RestartAfter replaces the browser after that many jobs. If zero,
+	// DefaultRestartAfter.
+	RestartAfter int
+	// JobTimeout bounds each job from the moment it has a slot. If zero,
+	// DefaultJobTimeout.
+	JobTimeout time.Duration
+}
+
+// Pool runs jobs on one warm browser. Build it with New; Close it.
+type Pool struct {
+	cfg     Config
+	slots   chan struct{}
+	queue   chan struct{}
+	closing chan struct{}
+	jobs    sync.WaitGroup // jobs in flight
+	bg      sync.WaitGroup // instance monitors and closers
+	startMu sync.Mutex     // one start at a time
+
+	mu       sync.Mutex
+	closed   bool
+	cur      *instance
+	live     map[*instance]struct{}
+	startErr error
+	avgJob   time.Duration
+}
+
+// New returns a pool; no browser starts until the first job.
+func New(cfg Config) (*Pool, error) {
+	if cfg.Guard == nil {
+		return nil, errors.New("browser: Config.Guard is required")
+	}
+	if cfg.RemoteURL != "" {
+		if _, err := url.Parse(cfg.RemoteURL); err != nil {
+			return nil, fmt.Errorf("browser: RemoteURL: %w", err)
+		}
+	}
+	if cfg.MaxJobs <= 0 {
+		cfg.MaxJobs = DefaultMaxJobs
+	}
+	switch {
+	case cfg.MaxQueue == 0:
+		cfg.MaxQueue = 4 * cfg.MaxJobs
+	case cfg.MaxQueue < 0:
+		cfg.MaxQueue = 0
+	}
+	if cfg.RestartAfter <= 0 {
+		cfg.RestartAfter = DefaultRestartAfter
+	}
+	if cfg.JobTimeout <= 0 {
+		cfg.JobTimeout = DefaultJobTimeout
+	}
+	return &Pool{
+		cfg:     cfg,
+		slots:   make(chan struct{}, cfg.MaxJobs),
+		queue:   make(chan struct{}, cfg.MaxQueue),
+		closing: make(chan struct{}),
+		live:    map[*instance]struct{}{},
+	}, nil
+}
+
+// Do runs fn as one job: it waits for a slot (or fails with *BusyError),
+// starts the browser if needed, opens a browser context and a page with
+// opts, and hands them to fn with the job's context, whose deadline is
+// Config.JobTimeout. Everything the job opened is released when fn
+// returns. When the browser or the page crashes during the job, or the
+// pool is closed, the job's context is cancelled and the error wraps
+// ErrCrashed or ErrClosed.
+func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Context, j *Job) error) error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return ErrClosed
+	}
+	p.jobs.Add(1)
+	p.mu.Unlock()
+	defer p.jobs.Done()
+
+	if err := p.acquire(ctx); err != nil {
+		return err
+	}
+	defer func() { <-p.slots }()
+	in, err := p.instance(ctx)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	defer p.release(in, start)
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	ctx, cancelTimeout := context.WithTimeout(ctx, p.cfg.JobTimeout)
+	defer cancelTimeout()
+	go func() {
+		select {
+		case <-in.dead:
+			cancel(ErrCrashed)
+		case <-p.closing:
+			cancel(ErrClosed)
+		case <-ctx.Done():
+		}
+	}()
+
+	j, err := in.open(ctx, p.cfg.Guard, opts, cancel)
+	if err == nil {
+		err = fn(ctx, j)
+		cancel(nil)
+		j.close(ctx)
+	}
+	if cause := context.Cause(ctx); err != nil && (errors.Is(cause, ErrCrashed) || errors.Is(cause, ErrClosed)) {
+		return fmt.Errorf("%w: %w", cause, err)
+	}
+	return err
+}
+
+// acquire takes a job slot, waiting in the queue when there is room.
+func (p *Pool) acquire(ctx context.Context) error {
+	select {
+	case p.slots <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case p.queue <- struct{}{}:
+	default:
+		return &BusyError{RetryAfter: p.retryAfter()}
+	}
+	defer func() { <-p.queue }()
+	select {
+	case p.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return &BusyError{RetryAfter: p.retryAfter()}
+	case <-p.closing:
+		return ErrClosed
+	}
+}
+
+// retryAfter estimates when a waiting caller would get a slot, from the
+// average job duration: at least a second, at most a minute.
+func (p *Pool) retryAfter() time.Duration {
+	p.mu.Lock()
+	avg := p.avgJob
+	p.mu.Unlock()
+	if avg == 0 {
+		avg = 5 * time.Second
+	}
+	d := avg * time.Duration(len(p.queue)+1) / time.Duration(p.cfg.MaxJobs)
+	return min(max(d, time.Second), time.Minute)
+}
+
+// instance returns the current browser, starting one when there is none
+// or the current one is retired.
+func (p *Pool) instance(ctx context.Context) (*instance, error) {
+	p.startMu.Lock()
+	defer p.startMu.Unlock()
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if in := p.cur; in != nil {
+		p.take(in)
+		p.mu.Unlock()
+		return in, nil
+	}
+	p.mu.Unlock()
+
+	in, err := startInstance(ctx, p.cfg, p.retire)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err != nil {
+		p.startErr = err
+		return nil, err
+	}
+	p.startErr = nil
+	p.live[in] = struct{}{}
+	p.bg.Add(1)
+	go p.monitor(in)
+	if p.closed {
+		p.retireLocked(in)
+		p.closeLocked(in)
+		return nil, ErrClosed
+	}
+	p.cur = in
+	p.take(in)
+	return in, nil
+}
+
+// take counts a job on in; the job that reaches RestartAfter retires it.
+// p.mu is held.
+func (p *Pool) take(in *instance) {
+	in.active++
+	in.started++
+	if in.started >= p.cfg.RestartAfter {
+		p.retireLocked(in)
+	}
+}
+
+// release ends a job on in.
+func (p *Pool) release(in *instance, start time.Time) {
+	d := time.Since(start)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.avgJob == 0 {
+		p.avgJob = d
+	} else {
+		p.avgJob = (4*p.avgJob + d) / 5
+	}
+	in.active--
+	if in.retired && in.active == 0 {
+		p.closeLocked(in)
+	}
+}
+
+// retire takes in out of service; it closes once its jobs are done.
+func (p *Pool) retire(in *instance) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.retireLocked(in)
+	if in.active == 0 {
+		p.closeLocked(in)
+	}
+}
+
+// retireLocked takes in out of service. p.mu is held.
+func (p *Pool) retireLocked(in *instance) {
+	in.retired = true
+	if p.cur == in {
+		p.cur = nil
+	}
+}
+
+// closeLocked closes in in the background. p.mu is held.
+func (p *Pool) closeLocked(in *instance) {
+	if _, ok := p.live[in]; !ok {
+		return
+	}
+	delete(p.live, in)
+	p.bg.Add(1)
+	go func() {
+		defer p.bg.Done()
+		in.close()
+	}()
+}
+
+// monitor retires in when its connection drops (the browser exited or
+// crashed, or was closed) and cleans up after it at once: its jobs fail
+// with ErrCrashed.
+func (p *Pool) monitor(in *instance) {
+	defer p.bg.Done()
+	<-in.dead
+	p.mu.Lock()
+	p.retireLocked(in)
+	p.closeLocked(in)
+	p.mu.Unlock()
+}
+
+// Close cancels the running jobs, stops the browser and waits until
+// everything it started is gone. Calls after Close fail with ErrClosed.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	close(p.closing)
+	p.mu.Unlock()
+	p.jobs.Wait()
+	p.mu.Lock()
+	for in := range p.live {
+		p.retireLocked(in)
+		p.closeLocked(in)
+	}
+	p.mu.Unlock()
+	p.bg.Wait()
+	return nil
+}
+
+// Status is the pool's state for a health check.
+type Status struct {
+	// Ready is false when no browser can run: no binary, a failed start,
+	// an unreachable remote browser, or a closed pool.
+	Ready bool
+	// Busy is true when jobs are waiting for a slot.
+	Busy bool
+	// Message says what the state is, for people.
+	Message string
+}
+
+// Status reports whether jobs can run, bounded by ctx. It never starts a
+// browser: a local one is looked up, a remote one asked for its version.
+func (p *Pool) Status(ctx context.Context) Status {
+	p.mu.Lock()
+	closed, running, startErr := p.closed, p.cur != nil, p.startErr
+	p.mu.Unlock()
+	switch {
+	case closed:
+		return Status{Message: "closed"}
+	case running:
+		return Status{
+			Ready:   true,
+			Busy:    len(p.queue) > 0,
+			Message: fmt.Sprintf("running; %d of %d job slots in use, %d waiting", len(p.slots), cap(p.slots), len(p.queue)),
+		}
+	case p.cfg.RemoteURL != "":
+		if _, err := resolveRemote(ctx, p.cfg.RemoteURL); err != nil {
+			return Status{Message: "remote browser does not answer"}
+		}
+		return Status{Ready: true, Message: "remote browser answers; connects on first use"}
+	}
+	path, err := Find(p.cfg.Path)
+	if err != nil {
+		return Status{Message: "Chromium not found: install chromium or set the Chromium path"}
+	}
+	if startErr != nil {
+		return Status{Message: "Chromium failed to start: " + startErr.Error()}
+	}
+	return Status{Ready: true, Message: "Chromium found at " + path + "; starts on first use"}
+}

@@ -1,0 +1,249 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/cdp"
+	"github.com/go-rod/rod/lib/proto"
+	"github.com/go-rod/rod/lib/utils"
+
+	"github.com/sitediag/sitediag/internal/guard"
+)
+
+// instance is one connected browser: launched here (proc and its
+// refuse-all proxy set) or remote.
+type instance struct {
+	proc *Process
+	deny *guard.Proxy
+	ws   *watchedWS
+	rb   *rod.Browser
+	// dead is closed when the DevTools connection ends.
+	dead     chan struct{}
+	version  version
+	onCrash  func(*instance)
+	loopDone chan struct{}
+
+	// Guarded by Pool.mu.
+	active, started int
+	retired         bool
+
+	pagesMu  sync.Mutex
+	pages    map[proto.TargetTargetID]*Job
+	contexts map[proto.BrowserBrowserContextID]bool
+
+	closeOnce sync.Once
+}
+
+// version is what the browser says it is.
+type version struct {
+	userAgent string // the browser's own, "HeadlessChrome/…" included
+	full      string // 156.0.8078.79
+	major     string // 156
+}
+
+// startInstance launches (or connects to) a browser. onCrash is called
+// when one of its pages crashes.
+func startInstance(ctx context.Context, cfg Config, onCrash func(*instance)) (*instance, error) {
+	in := &instance{
+		onCrash:  onCrash,
+		pages:    map[proto.TargetTargetID]*Job{},
+		contexts: map[proto.BrowserBrowserContextID]bool{},
+		loopDone: make(chan struct{}),
+	}
+	wsURL := cfg.RemoteURL
+	if wsURL != "" {
+		u, err := resolveRemote(ctx, wsURL)
+		if err != nil {
+			return nil, &UnavailableError{Err: err}
+		}
+		wsURL = u
+	} else {
+		path, err := Find(cfg.Path)
+		if err != nil {
+			return nil, err
+		}
+		if in.deny, err = cfg.Guard.ListenProxy(guard.ProxyOptions{RefuseAll: true}); err != nil {
+			return nil, &UnavailableError{Err: err}
+		}
+		if in.proc, err = Launch(ctx, LaunchOptions{Path: path, ProxyURL: in.deny.URL()}); err != nil {
+			in.deny.Close()
+			return nil, &UnavailableError{Err: err}
+		}
+		wsURL = in.proc.ControlURL
+	}
+	if err := in.connect(ctx, wsURL); err != nil {
+		in.close()
+		return nil, &UnavailableError{Err: err}
+	}
+	return in, nil
+}
+
+// register records a job's browser context, or its page, as the job's.
+func (in *instance) register(j *Job) {
+	in.contexts[j.contextID] = true
+	if j.targetID != "" {
+		in.pages[j.targetID] = j
+	}
+}
+
+// connect opens the DevTools connection and starts the event loop.
+func (in *instance) connect(ctx context.Context, wsURL string) error {
+	ws := &cdp.WebSocket{}
+	if err := ws.Connect(ctx, wsURL, nil); err != nil {
+		return fmt.Errorf("connecting to DevTools: %w", err)
+	}
+	in.ws = &watchedWS{WebSocket: ws, dead: make(chan struct{})}
+	in.dead = in.ws.dead
+	client := cdp.New().Logger(utils.LoggerQuiet).Start(in.ws)
+	in.rb = rod.New().Client(client).NoDefaultDevice().Monitor("").Trace(false).SlowMotion(0)
+	stop := context.AfterFunc(ctx, func() { ws.Close() })
+	err := in.rb.Connect()
+	if !stop() {
+		return ctx.Err()
+	}
+	if err != nil {
+		ws.Close()
+		return fmt.Errorf("attaching to the browser: %w", err)
+	}
+	go in.loop()
+	v, err := proto.BrowserGetVersion{}.Call(in.rb.Context(ctx))
+	if err != nil {
+		ws.Close()
+		return fmt.Errorf("asking the browser's version: %w", err)
+	}
+	in.version.userAgent = v.UserAgent
+	_, in.version.full, _ = strings.Cut(v.Product, "/")
+	in.version.major, _, _ = strings.Cut(in.version.full, ".")
+	return nil
+}
+
+// loop watches the browser-wide events: pages opened in a job's context
+// that the job did not create are closed, and a crashed page fails its
+// job and retires the browser.
+func (in *instance) loop() {
+	defer close(in.loopDone)
+	for msg := range in.rb.Event() {
+		switch msg.Method {
+		case "Target.targetCreated":
+			var e proto.TargetTargetCreated
+			if load(msg, &e) && e.TargetInfo.Type == proto.TargetTargetInfoTypePage && in.stranger(e.TargetInfo) {
+				ctx, cancel := context.WithTimeout(context.WithoutCancel(in.rb.GetContext()), 5*time.Second)
+				proto.TargetCloseTarget{TargetID: e.TargetInfo.TargetID}.Call(in.rb.Context(ctx))
+				cancel()
+			}
+		case "Target.targetCrashed":
+			var e proto.TargetTargetCrashed
+			if load(msg, &e) {
+				if j := in.job(e.TargetID); j != nil {
+					j.cancel(ErrCrashed)
+					in.onCrash(in)
+				}
+			}
+		}
+	}
+}
+
+// stranger reports whether a page is in a job's context but not the
+// job's own page.
+func (in *instance) stranger(t *proto.TargetTargetInfo) bool {
+	in.pagesMu.Lock()
+	defer in.pagesMu.Unlock()
+	return in.contexts[t.BrowserContextID] && in.pages[t.TargetID] == nil
+}
+
+// job returns the job that owns a page. Registration happens under
+// pagesMu together with the page's creation, so the loop never mistakes
+// a job's own page for a stranger.
+func (in *instance) job(id proto.TargetTargetID) *Job {
+	in.pagesMu.Lock()
+	defer in.pagesMu.Unlock()
+	return in.pages[id]
+}
+
+// close disconnects and, for a launched browser, stops it and removes
+// what it left.
+func (in *instance) close() {
+	in.closeOnce.Do(func() {
+		if in.ws != nil {
+			in.ws.Close()
+			<-in.loopDone
+		}
+		if in.proc != nil {
+			in.proc.Close()
+		}
+		if in.deny != nil {
+			in.deny.Close()
+		}
+	})
+}
+
+// load decodes an event, treating one that does not decode as another
+// event rather than letting rod panic.
+func load(msg *rod.Message, e proto.Event) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return msg.Load(e)
+}
+
+// watchedWS closes dead when the DevTools connection stops reading.
+type watchedWS struct {
+	*cdp.WebSocket
+	once sync.Once
+	dead chan struct{}
+}
+
+func (w *watchedWS) Read() ([]byte, error) {
+	b, err := w.WebSocket.Read()
+	if err != nil {
+		w.once.Do(func() { close(w.dead) })
+	}
+	return b, err
+}
+
+// resolveRemote turns a remote browser's address into its DevTools
+// WebSocket URL: a ws:// URL as is, an http:// one by asking
+// /json/version. The endpoint is the operator's, reached directly.
+func resolveRemote(ctx context.Context, raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", err
+	}
+	switch u.Scheme {
+	case "ws", "wss":
+		return raw, nil
+	case "http", "https":
+	default:
+		return "", fmt.Errorf("remote browser URL %q is not ws://, wss://, http:// or https://", raw)
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/json/version"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return "", err
+	}
+	tr := &http.Transport{Proxy: nil}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr, Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var v struct {
+		WebSocketDebuggerURL string `json:"webSocketDebuggerUrl"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil || v.WebSocketDebuggerURL == "" {
+		return "", errors.New("remote browser did not give its DevTools URL")
+	}
+	return v.WebSocketDebuggerURL, nil
+}

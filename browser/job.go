@@ -1,0 +1,443 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
+
+	"github.com/sitediag/sitediag/internal/guard"
+)
+
+// Waits while a page loads. Each is capped by the job's deadline too.
+const (
+	loadWait      = 30 * time.Second // for the load event
+	idleWait      = 3 * time.Second  // then for the network to go quiet
+	docEventsWait = 2 * time.Second  // for a failed navigation's events
+	closeTimeout  = 5 * time.Second  // for releasing a job's context
+)
+
+// JobOptions shape a job's browser context and page. The zero value is a
+// desktop page with the page's own colour scheme, direct connections and
+// no ad blocking.
+type JobOptions struct {
+	// Device is the emulated device. If empty, Desktop.
+	Device Device
+	// Width and Height are the viewport in CSS pixels. If zero, the
+	// device's.
+	Width, Height int
+	// Scale is the device scale factor. If zero, the device's.
+	Scale float64
+	// Theme is the emulated prefers-color-scheme. If empty, the page's
+	// own choice.
+	Theme Theme
+	// ReducedMotion emulates prefers-reduced-motion: reduce.
+	ReducedMotion bool
+	// TransparentBackground makes the default page background
+	// transparent (PNG and WebP keep the alpha channel).
+	TransparentBackground bool
+	// BlockAds refuses requests to the ad and tracker hosts of AdHosts
+	// (except the host the job loads).
+	BlockAds bool
+	// Upstream is a proxy (a country proxy) that the job's allowed
+	// requests go through. Nil means direct.
+	Upstream *url.URL
+}
+
+// Job is one page in its own browser context, behind its own filtering
+// proxy. Its methods take the context Do handed out.
+type Job struct {
+	inst      *instance
+	opts      JobOptions
+	view      viewport
+	proxy     *guard.Proxy
+	contextID proto.BrowserBrowserContextID
+	targetID  proto.TargetTargetID
+	page      *rod.Page
+	cancel    context.CancelCauseFunc
+	exempt    atomic.Pointer[string]
+	state     *pageState
+	loopDone  chan struct{}
+}
+
+// open creates the job's proxy, browser context and page.
+func (in *instance) open(ctx context.Context, g *guard.Guard, opts JobOptions, cancel context.CancelCauseFunc) (j *Job, err error) {
+	j = &Job{inst: in, opts: opts, cancel: cancel, loopDone: make(chan struct{}), state: newPageState()}
+	var block func(string) bool
+	if opts.BlockAds {
+		block = j.blockedHost
+	}
+	if j.proxy, err = g.ListenProxy(guard.ProxyOptions{Upstream: opts.Upstream, Block: block}); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			j.close(ctx)
+		}
+	}()
+	rb := in.rb.Context(ctx)
+	bc, err := proto.TargetCreateBrowserContext{
+		DisposeOnDetach: true,
+		ProxyServer:     j.proxy.URL(),
+		ProxyBypassList: "<-loopback>",
+	}.Call(rb)
+	if err != nil {
+		return nil, j.fail(ctx, "creating a browser context", err)
+	}
+	j.contextID = bc.BrowserContextID
+	in.pagesMu.Lock()
+	in.register(j)
+	in.pagesMu.Unlock()
+	err = proto.BrowserSetDownloadBehavior{
+		Behavior:         proto.BrowserSetDownloadBehaviorBehaviorDeny,
+		BrowserContextID: j.contextID,
+	}.Call(rb)
+	if err != nil {
+		return nil, j.fail(ctx, "denying downloads", err)
+	}
+	in.pagesMu.Lock()
+	target, err := proto.TargetCreateTarget{URL: "about:blank", BrowserContextID: j.contextID}.Call(rb)
+	if err == nil {
+		j.targetID = target.TargetID
+		in.register(j)
+	}
+	in.pagesMu.Unlock()
+	if err != nil {
+		return nil, j.fail(ctx, "opening a page", err)
+	}
+	if j.page, err = rb.PageFromTarget(j.targetID); err != nil {
+		return nil, j.fail(ctx, "attaching to the page", err)
+	}
+	go j.loop(j.page.Event())
+	if err := (proto.PageSetLifecycleEventsEnabled{Enabled: true}).Call(j.page); err != nil {
+		return nil, j.fail(ctx, "enabling lifecycle events", err)
+	}
+	if err := (proto.NetworkEnable{}).Call(j.page); err != nil {
+		return nil, j.fail(ctx, "enabling network events", err)
+	}
+	if err := j.emulate(ctx, in.version); err != nil {
+		return nil, j.fail(ctx, "emulating the device", err)
+	}
+	return j, nil
+}
+
+// fail wraps a set-up error, preferring the reason the job was cancelled.
+func (j *Job) fail(ctx context.Context, doing string, err error) error {
+	if cause := context.Cause(ctx); cause != nil {
+		return cause
+	}
+	return &StepError{Step: doing, Err: err}
+}
+
+// StepError is a browser operation that failed for a reason other than
+// the page's network: a DevTools call, a capture, a print.
+type StepError struct {
+	Step string
+	Err  error
+}
+
+func (e *StepError) Error() string { return "browser: " + e.Step + ": " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *StepError) Unwrap() error { return e.Err }
+
+// close releases the job's context, page and proxy.
+func (j *Job) close(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+	defer cancel()
+	rb := j.inst.rb.Context(ctx)
+	if j.contextID != "" {
+		proto.TargetDisposeBrowserContext{BrowserContextID: j.contextID}.Call(rb)
+	}
+	j.inst.pagesMu.Lock()
+	delete(j.inst.contexts, j.contextID)
+	delete(j.inst.pages, j.targetID)
+	j.inst.pagesMu.Unlock()
+	if j.page != nil {
+		select {
+		case <-j.loopDone:
+		case <-ctx.Done():
+		}
+		j.inst.rb.RemoveState(j.targetID)
+	}
+	j.proxy.Close()
+}
+
+// Stats are what a job's proxy did not let through.
+type Stats struct {
+	// Refused counts requests the SSRF policy refused.
+	Refused int
+	// Blocked counts requests to ad and tracker hosts (JobOptions.BlockAds).
+	Blocked int
+}
+
+// Stats returns the counts so far.
+func (j *Job) Stats() Stats {
+	s := j.proxy.Stats()
+	return Stats{Refused: s.Refused, Blocked: s.Blocked}
+}
+
+// Page returns the job's page for what this package does not wrap,
+// bound to ctx. Everything it loads goes through the job's proxy.
+func (j *Job) Page(ctx context.Context) *rod.Page { return j.page.Context(ctx) }
+
+// blockedHost is the ad filter: a host on AdHosts, unless it is the host
+// the job was asked to load.
+func (j *Job) blockedHost(host string) bool {
+	if exempt := j.exempt.Load(); exempt != nil && *exempt == host {
+		return false
+	}
+	return IsAdHost(host)
+}
+
+// loop follows the page's events: it dismisses dialogs and records the
+// main document and its lifecycle.
+func (j *Job) loop(events <-chan *rod.Message) {
+	defer close(j.loopDone)
+	frame := proto.PageFrameID(j.targetID)
+	for msg := range events {
+		switch msg.Method {
+		case "Page.javascriptDialogOpening":
+			proto.PageHandleJavaScriptDialog{Accept: false}.Call(j.page)
+		case "Page.lifecycleEvent":
+			var e proto.PageLifecycleEvent
+			if load(msg, &e) && e.FrameID == frame {
+				j.state.update(func(s *pageData) { s.lifecycle[lifecycleKey{e.LoaderID, string(e.Name)}] = true })
+			}
+		case "Network.requestWillBeSent":
+			var e proto.NetworkRequestWillBeSent
+			if load(msg, &e) && e.Type == proto.NetworkResourceTypeDocument && e.FrameID == frame {
+				j.state.update(func(s *pageData) {
+					s.doc = document{requestID: e.RequestID, loaderID: e.LoaderID, url: e.Request.URL}
+				})
+			}
+		case "Network.responseReceived":
+			var e proto.NetworkResponseReceived
+			if load(msg, &e) {
+				j.state.update(func(s *pageData) {
+					if s.doc.requestID == e.RequestID {
+						s.doc.status, s.doc.done = e.Response.Status, true
+					}
+				})
+			}
+		case "Network.loadingFailed":
+			var e proto.NetworkLoadingFailed
+			if load(msg, &e) {
+				j.state.update(func(s *pageData) {
+					if s.doc.requestID == e.RequestID {
+						s.doc.errorText, s.doc.done = e.ErrorText, true
+					}
+				})
+			}
+		case "Inspector.targetCrashed":
+			j.cancel(ErrCrashed)
+		}
+	}
+}
+
+// document is the page's main document request: the latest navigation of
+// the main frame, redirects followed.
+type document struct {
+	requestID proto.NetworkRequestID
+	loaderID  proto.NetworkLoaderID
+	url       string
+	status    int
+	errorText string
+	done      bool
+}
+
+type lifecycleKey struct {
+	loader proto.NetworkLoaderID
+	name   string
+}
+
+type pageData struct {
+	doc       document
+	lifecycle map[lifecycleKey]bool
+}
+
+// pageState is what the event loop learnt, with a way to wait for it.
+type pageState struct {
+	mu      sync.Mutex
+	changed chan struct{}
+	data    pageData
+}
+
+func newPageState() *pageState {
+	return &pageState{changed: make(chan struct{}), data: pageData{lifecycle: map[lifecycleKey]bool{}}}
+}
+
+func (s *pageState) update(f func(*pageData)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(&s.data)
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+func (s *pageState) doc() document {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.data.doc
+}
+
+// wait waits until cond holds, for at most d and while ctx lasts.
+func (s *pageState) wait(ctx context.Context, d time.Duration, cond func(*pageData) bool) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		s.mu.Lock()
+		ok, changed := cond(&s.data), s.changed
+		s.mu.Unlock()
+		if ok {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// LoadOptions shape Load. The zero value navigates and waits for the
+// page to load, nothing more.
+type LoadOptions struct {
+	// HideCookieBanners hides the common consent platforms' banners and
+	// restores page scrolling (see ConsentSelectors).
+	HideCookieBanners bool
+	// WaitForChallenge waits, for a bounded time, for a known bot
+	// challenge interstitial to clear by itself. It never solves one.
+	WaitForChallenge bool
+	// Delay is waited after the page has loaded.
+	Delay time.Duration
+}
+
+// Visit is what Load found.
+type Visit struct {
+	// URL is the main document's final URL, redirects followed.
+	URL string
+	// Status is its HTTP status.
+	Status int
+	// Challenge names the challenge interstitial the page showed, or is
+	// empty; ChallengeCleared says whether it went away in time.
+	Challenge        string
+	ChallengeCleared bool
+}
+
+// Load navigates the page to target and waits for it: the load event (at
+// most 30 s), then a quiet network (at most 3 s), then the options.
+// Errors: a *NavigationError when the main document could not be loaded
+// (its Err is guard.ErrNotAllowed when the policy refused it, a redirect
+// included), ErrCrashed, or a *StepError.
+func (j *Job) Load(ctx context.Context, target string, opts LoadOptions) (*Visit, error) {
+	if u, err := url.Parse(target); err == nil {
+		host := strings.ToLower(u.Hostname())
+		j.exempt.Store(&host)
+	}
+	page := j.page.Context(ctx)
+	if opts.HideCookieBanners {
+		if _, err := (proto.PageAddScriptToEvaluateOnNewDocument{Source: consentScript}).Call(page); err != nil {
+			return nil, j.fail(ctx, "adding the consent style", err)
+		}
+	}
+	nav, err := proto.PageNavigate{URL: target}.Call(page)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, j.interrupted(ctx, target)
+		}
+		return nil, j.fail(ctx, "navigating", err)
+	}
+	if nav.ErrorText != "" {
+		return nil, j.navigationFailed(ctx, target, nav.LoaderID, nav.ErrorText)
+	}
+	j.settle(ctx)
+	v := &Visit{}
+	if opts.WaitForChallenge {
+		v.Challenge, v.ChallengeCleared = j.waitChallenge(ctx)
+	}
+	if opts.HideCookieBanners {
+		page.Eval(restoreScrollJS)
+	}
+	if opts.Delay > 0 {
+		t := time.NewTimer(opts.Delay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+	}
+	if ctx.Err() != nil {
+		return nil, j.interrupted(ctx, target)
+	}
+	doc := j.state.doc()
+	if doc.url == "" {
+		doc.url = target
+	}
+	if err := j.failure(doc.url); err != nil {
+		return nil, &NavigationError{URL: doc.url, Err: err}
+	}
+	v.URL, v.Status = doc.url, doc.status
+	return v, nil
+}
+
+// settle waits for the current main document to load and then for the
+// network to go quiet, each bounded.
+func (j *Job) settle(ctx context.Context) {
+	wait := loadWait
+	if dl, ok := ctx.Deadline(); ok {
+		// Leave time for what comes after the load.
+		wait = min(wait, time.Until(dl)/2)
+	}
+	reached := func(name string) func(*pageData) bool {
+		return func(s *pageData) bool { return s.lifecycle[lifecycleKey{s.doc.loaderID, name}] }
+	}
+	if j.state.wait(ctx, wait, reached("load")) {
+		j.state.wait(ctx, idleWait, reached("networkAlmostIdle"))
+	}
+}
+
+// navigationFailed builds the error of a navigation Chromium gave up on,
+// after the page's events for it have arrived.
+func (j *Job) navigationFailed(ctx context.Context, target string, loader proto.NetworkLoaderID, reason string) error {
+	j.state.wait(ctx, docEventsWait, func(s *pageData) bool { return s.doc.loaderID == loader && s.doc.done })
+	doc := j.state.doc()
+	u := doc.url
+	if u == "" || doc.loaderID != loader {
+		u = target
+	}
+	return &NavigationError{URL: u, Reason: reason, Err: j.failure(u)}
+}
+
+// interrupted is the error of a navigation cut short by the job's end.
+func (j *Job) interrupted(ctx context.Context, target string) error {
+	if cause := context.Cause(ctx); errors.Is(cause, ErrCrashed) || errors.Is(cause, ErrClosed) {
+		return cause
+	}
+	return &NavigationError{URL: target, Reason: "net::ERR_TIMED_OUT", Err: ctx.Err()}
+}
+
+// failure is what the job's proxy knows about the last request to the
+// host of rawURL: nil when it went through.
+func (j *Job) failure(rawURL string) error {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil
+	}
+	port := map[string]uint64{"http": 80, "https": 443}[u.Scheme]
+	if p := u.Port(); p != "" {
+		if port, err = strconv.ParseUint(p, 10, 16); err != nil {
+			return nil
+		}
+	}
+	return j.proxy.Failure(strings.ToLower(u.Hostname()), uint16(port))
+}

@@ -1,0 +1,353 @@
+package browser
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ysmood/leakless"
+)
+
+// Names tried on PATH, in order, when no binary is configured.
+var binaryNames = []string{"chromium", "chromium-browser", "google-chrome"}
+
+// Grace periods when a browser is stopped.
+const (
+	termGrace  = 3 * time.Second // after SIGTERM, before SIGKILL
+	sweepGrace = 5 * time.Second // for processes outside the group
+	waitDelay  = 2 * time.Second // for the stderr pipe after exit
+)
+
+// markerVar is set in the environment of every browser process, so the
+// strays that leave the process group (crash handlers) can be found.
+const markerVar = "SITEDIAG_BROWSER_INSTANCE"
+
+// Find returns the Chromium binary to run: path when it is set (a file,
+// or a name looked up on PATH), else the first of chromium,
+// chromium-browser and google-chrome found on PATH. Nothing is ever
+// downloaded. The error wraps ErrNotFound when there is none.
+func Find(path string) (string, error) {
+	if path != "" {
+		found, err := exec.LookPath(path)
+		if err != nil {
+			return "", fmt.Errorf("%w: %q: %w", ErrNotFound, path, err)
+		}
+		return found, nil
+	}
+	for _, name := range binaryNames {
+		if found, err := exec.LookPath(name); err == nil {
+			return found, nil
+		}
+	}
+	return "", fmt.Errorf("%w: none of %s is on PATH", ErrNotFound, strings.Join(binaryNames, ", "))
+}
+
+// LaunchOptions configure Launch.
+type LaunchOptions struct {
+	// Path is the Chromium binary, as Find returns it. Required.
+	Path string
+	// ProxyURL is the filtering proxy that every request of the browser
+	// goes through (a guard.Proxy's URL on loopback). Required: Launch
+	// never starts a browser with direct network access.
+	ProxyURL string
+}
+
+// Process is a running headless Chromium in its own process group, with
+// a temporary profile. It is watched by leakless, so it dies with this
+// process too. Close it when done.
+type Process struct {
+	// ControlURL is the browser's DevTools WebSocket URL on loopback.
+	ControlURL string
+
+	pid       int
+	cmd       *exec.Cmd
+	dir       string
+	marker    string
+	stderr    *stderrWatch
+	exited    chan struct{}
+	closeOnce sync.Once
+}
+
+// Launch starts Chromium with the flags that keep it behind the proxy
+// (see Flags) and waits, bounded by ctx, until its DevTools endpoint
+// answers. On failure nothing is left running.
+func Launch(ctx context.Context, opts LaunchOptions) (proc *Process, err error) {
+	if opts.Path == "" || opts.ProxyURL == "" {
+		return nil, errors.New("browser: Launch needs a binary and a proxy")
+	}
+	dir, err := os.MkdirTemp("", "sitediag-chromium-")
+	if err != nil {
+		return nil, fmt.Errorf("browser: %w", err)
+	}
+	var id [12]byte
+	rand.Read(id[:])
+	p := &Process{
+		dir:    dir,
+		marker: hex.EncodeToString(id[:]),
+		stderr: newStderrWatch(),
+		exited: make(chan struct{}),
+	}
+	defer func() {
+		if err != nil {
+			p.Close()
+			err = fmt.Errorf("browser: starting %s: %w%s", opts.Path, err, p.stderr.tail())
+		}
+	}()
+	args := Flags(opts.ProxyURL, filepath.Join(dir, "profile"))
+	var guard *leakless.Launcher
+	if leakless.Support() {
+		guard = leakless.New()
+		if p.cmd, err = leaklessCommand(guard, opts.Path, args); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+	} else {
+		p.cmd = exec.Command(opts.Path, args...)
+	}
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p.cmd.Env = append(os.Environ(),
+		// Keep every file the browser writes (crash database, NSS store,
+		// caches) inside the temporary directory.
+		"HOME="+filepath.Join(dir, "home"),
+		"XDG_CONFIG_HOME="+filepath.Join(dir, "config"),
+		"XDG_CACHE_HOME="+filepath.Join(dir, "cache"),
+		markerVar+"="+p.marker,
+	)
+	p.cmd.Stderr = p.stderr
+	p.cmd.WaitDelay = waitDelay
+	if err := p.cmd.Start(); err != nil {
+		return p, err
+	}
+	go func() {
+		p.cmd.Wait()
+		close(p.exited)
+	}()
+	if guard == nil {
+		p.pid = p.cmd.Process.Pid
+	} else {
+		select {
+		case p.pid = <-guard.Pid():
+			if p.pid == 0 {
+				return p, fmt.Errorf("leakless: %s", guard.Err())
+			}
+		case <-p.exited:
+			return p, errors.New("exited at start")
+		case <-ctx.Done():
+			return p, ctx.Err()
+		}
+	}
+	select {
+	case p.ControlURL = <-p.stderr.url:
+		return p, nil
+	case <-p.exited:
+		return p, errors.New("exited before its DevTools endpoint was up")
+	case <-ctx.Done():
+		return p, ctx.Err()
+	}
+}
+
+// leaklessCommand wraps the command in the leakless guard, whose set-up
+// panics on failure.
+func leaklessCommand(l *leakless.Launcher, path string, args []string) (cmd *exec.Cmd, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("browser: leakless: %v", v)
+		}
+	}()
+	return l.Command(path, args...), nil
+}
+
+// Flags returns the command line of a browser whose only way out is the
+// proxy at proxyURL, with its profile in dir:
+//
+//   - --proxy-server with --proxy-bypass-list=<-loopback> (else loopback
+//     would bypass the proxy), and --host-resolver-rules that make the
+//     browser's own resolver fail for every name but the proxy's;
+//   - --disable-quic and --force-webrtc-ip-handling-policy=
+//     disable_non_proxied_udp, so no UDP leaves around the proxy;
+//   - --block-new-web-contents (no pop-ups), --ignore-certificate-errors
+//     (a diagnosis reports on bad certificates rather than stopping);
+//   - background networking, component updates, sync, extensions and
+//     first-run tasks off; --no-sandbox when running as root.
+func Flags(proxyURL, dir string) []string {
+	proxyHost := proxyURL
+	if u, err := url.Parse(proxyURL); err == nil && u.Hostname() != "" {
+		proxyHost = u.Hostname()
+	}
+	flags := []string{
+		"--headless",
+		"--remote-debugging-address=127.0.0.1",
+		"--remote-debugging-port=0",
+		"--user-data-dir=" + dir,
+		"--proxy-server=" + proxyURL,
+		"--proxy-bypass-list=<-loopback>",
+		"--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE " + proxyHost,
+		"--disable-quic",
+		"--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+		"--block-new-web-contents",
+		"--ignore-certificate-errors",
+		"--disable-background-networking",
+		"--disable-component-update",
+		"--disable-sync",
+		"--disable-extensions",
+		"--disable-default-apps",
+		"--disable-domain-reliability",
+		"--disable-client-side-phishing-detection",
+		"--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider",
+		"--metrics-recording-only",
+		"--no-first-run",
+		"--no-default-browser-check",
+		"--no-startup-window",
+		"--password-store=basic",
+		"--mute-audio",
+		"--hide-scrollbars",
+	}
+	if os.Geteuid() == 0 {
+		flags = append(flags, "--no-sandbox")
+	}
+	return flags
+}
+
+// PID is the browser's main process, the leader of its process group.
+func (p *Process) PID() int { return p.pid }
+
+// Exited is closed when the browser (or its leakless guard) has exited.
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// Close stops the browser and everything it started: SIGTERM so it
+// shuts down and reaps its children, SIGKILL to the whole process group
+// after a grace period, then any stray that left the group (found by the
+// marker in its environment, killed by PID), and removes the temporary
+// profile. It is safe to call more than once.
+func (p *Process) Close() error {
+	p.closeOnce.Do(func() {
+		if p.cmd != nil && p.cmd.Process != nil {
+			select {
+			case <-p.exited:
+			default:
+				if p.pid > 0 {
+					syscall.Kill(p.pid, syscall.SIGTERM)
+				}
+				select {
+				case <-p.exited:
+				case <-time.After(termGrace):
+				}
+			}
+			if p.pid > 0 {
+				syscall.Kill(-p.pid, syscall.SIGKILL)
+			}
+			p.cmd.Process.Kill()
+			<-p.exited
+		}
+		sweep(p.marker)
+		os.RemoveAll(p.dir)
+	})
+	return nil
+}
+
+// sweep kills the live processes carrying marker in their environment,
+// until none is left or the grace period is over.
+func sweep(marker string) {
+	deadline := time.Now().Add(sweepGrace)
+	for {
+		pids := marked(marker)
+		if len(pids) == 0 || time.Now().After(deadline) {
+			return
+		}
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// marked returns the live processes whose environment carries the
+// browser instance marker (zombies have no environment and are not
+// listed).
+func marked(marker string) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	needle := []byte(markerVar + "=" + marker + "\x00")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err == nil && bytes.Contains(env, needle) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// devtoolsLine is how Chromium announces its endpoint on stderr.
+var devtoolsLine = regexp.MustCompile(`DevTools listening on (ws://\S+)`)
+
+// stderrWatch reads the browser's stderr: it hands over the DevTools URL
+// once and keeps the last lines for error messages.
+type stderrWatch struct {
+	url   chan string
+	mu    sync.Mutex
+	buf   []byte
+	lines []string
+	found bool
+}
+
+func newStderrWatch() *stderrWatch { return &stderrWatch{url: make(chan string, 1)} }
+
+const stderrTailLines = 8
+
+func (w *stderrWatch) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, b...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			break
+		}
+		line := string(bytes.TrimSpace(w.buf[:i]))
+		w.buf = w.buf[i+1:]
+		if m := devtoolsLine.FindStringSubmatch(line); m != nil && !w.found {
+			w.found = true
+			w.url <- m[1]
+		}
+		if line != "" {
+			w.lines = append(w.lines, line)
+			if len(w.lines) > stderrTailLines {
+				w.lines = w.lines[1:]
+			}
+		}
+	}
+	if len(w.buf) > 64<<10 {
+		w.buf = w.buf[:0]
+	}
+	return len(b), nil
+}
+
+// tail returns the last stderr lines as an error-message suffix.
+func (w *stderrWatch) tail() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.lines) == 0 {
+		return ""
+	}
+	return "; stderr: " + strings.Join(w.lines, " | ")
+}
