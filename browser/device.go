@@ -151,5 +151,5 @@ func userAgent(mobile bool, v version) proto.EmulationSetUserAgentOverride {
 	}
 }
 
-func intPtr(i int) *int               { return &i }
-func floatPtr(f float64) *float64     { return &f }
+func intPtr(i int) *int           { return &i }
+func floatPtr(f float64) *float64 { return &f }
