@@ -82,7 +82,7 @@ type site struct {
 	port string
 
 	mu    sync.Mutex
-	pages map[string]string
+	pages map[string]http.HandlerFunc
 	seen  []request
 }
 
@@ -92,7 +92,7 @@ type request struct {
 
 func startSite(t *testing.T) *site {
 	t.Helper()
-	s := &site{pages: map[string]string{}}
+	s := &site{pages: map[string]http.HandlerFunc{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.srv.Close)
 	_, s.port, _ = net.SplitHostPort(s.srv.Listener.Addr().String())
@@ -102,20 +102,34 @@ func startSite(t *testing.T) *site {
 func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.seen = append(s.seen, request{host: r.Host, path: r.URL.Path, userAgent: r.UserAgent()})
-	body, ok := s.pages[r.URL.Path]
+	h, ok := s.pages[r.URL.Path]
 	s.mu.Unlock()
 	if !ok {
 		http.NotFound(w, r)
 		return
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write([]byte(body))
+	h(w, r)
 }
 
-// page adds a page and returns its URL on site.test.
+// page adds an HTML page and returns its URL on site.test.
 func (s *site) page(path, html string) string {
+	return s.handle(path, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(html))
+	})
+}
+
+// redirect adds a redirect to location and returns its URL.
+func (s *site) redirect(path, location string) string {
+	return s.handle(path, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, location, http.StatusFound)
+	})
+}
+
+// handle adds a handler and returns its URL on site.test.
+func (s *site) handle(path string, h http.HandlerFunc) string {
 	s.mu.Lock()
-	s.pages[path] = html
+	s.pages[path] = h
 	s.mu.Unlock()
 	return s.url(path)
 }

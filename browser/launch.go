@@ -196,6 +196,7 @@ func Flags(proxyURL, dir string) []string {
 		"--proxy-bypass-list=<-loopback>",
 		"--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE " + proxyHost,
 		"--disable-quic",
+		"--webrtc-ip-handling-policy=disable_non_proxied_udp",
 		"--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
 		"--block-new-web-contents",
 		"--ignore-certificate-errors",

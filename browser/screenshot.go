@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -206,7 +207,8 @@ func (j *Job) element(ctx context.Context, selector string) (*area, error) {
 			Invalid bool `json:"invalid"`
 			area
 		}
-		if res.Value.Nil() {
+		raw := res.Value.JSON("", "")
+		if raw == "null" {
 			if time.Now().After(deadline) {
 				return nil, ErrNoElement
 			}
@@ -217,7 +219,7 @@ func (j *Job) element(ctx context.Context, selector string) (*area, error) {
 				return nil, j.fail(ctx, "finding the element", ctx.Err())
 			}
 		}
-		if err := res.Value.Unmarshal(&found); err != nil {
+		if err := json.Unmarshal([]byte(raw), &found); err != nil {
 			return nil, j.fail(ctx, "finding the element", err)
 		}
 		if found.Invalid {

@@ -28,20 +28,33 @@ type key struct {
 	qtype uint16
 }
 
+// listenPair listens for UDP and TCP on the same random loopback port,
+// trying again when the TCP twin of a free UDP port is taken.
+func listenPair() (net.PacketConn, net.Listener, error) {
+	var err error
+	for range 20 {
+		var pc net.PacketConn
+		if pc, err = net.ListenPacket("udp", "127.0.0.1:0"); err != nil {
+			return nil, nil, err
+		}
+		var ln net.Listener
+		if ln, err = net.Listen("tcp", pc.LocalAddr().String()); err == nil {
+			return pc, ln, nil
+		}
+		pc.Close()
+	}
+	return nil, nil, err
+}
+
 // Start starts a server and stops it when the test ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
 	s := &Server{records: map[key][]mdns.RR{}}
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	pc, ln, err := listenPair()
 	if err != nil {
 		t.Fatalf("dnstest: %v", err)
 	}
 	s.Addr = pc.LocalAddr().String()
-	ln, err := net.Listen("tcp", s.Addr)
-	if err != nil {
-		pc.Close()
-		t.Fatalf("dnstest: %v", err)
-	}
 	mux := mdns.HandlerFunc(s.serve)
 	udp := &mdns.Server{PacketConn: pc, Handler: mux}
 	tcp := &mdns.Server{Listener: ln, Handler: mux}

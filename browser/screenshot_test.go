@@ -1,0 +1,289 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"strings"
+	"testing"
+	"time"
+)
+
+// shoot loads target in a job with opts and captures it with shot.
+func (e *env) shoot(t *testing.T, target string, opts JobOptions, load LoadOptions, shot ShotOptions) (*Shot, error) {
+	t.Helper()
+	var out *Shot
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	err := e.pool.Do(ctx, opts, func(ctx context.Context, j *Job) error {
+		if _, err := j.Load(ctx, target, load); err != nil {
+			return err
+		}
+		var err error
+		out, err = j.Screenshot(ctx, shot)
+		return err
+	})
+	return out, err
+}
+
+func (e *env) mustShoot(t *testing.T, target string, opts JobOptions, load LoadOptions, shot ShotOptions) *Shot {
+	t.Helper()
+	s, err := e.shoot(t, target, opts, load, shot)
+	if err != nil {
+		t.Fatalf("screenshot of %s: %v", target, err)
+	}
+	return s
+}
+
+// near reports whether two colours are within a few levels per channel
+// (JPEG and WebP are lossy).
+func near(c color.Color, want color.RGBA) bool {
+	r, g, b, a := c.RGBA()
+	d := func(x uint32, y uint8) bool {
+		v := int(x>>8) - int(y)
+		return v > -24 && v < 24
+	}
+	return d(r, want.R) && d(g, want.G) && d(b, want.B) && d(a, want.A)
+}
+
+var (
+	red   = color.RGBA{255, 0, 0, 255}
+	green = color.RGBA{0, 255, 0, 255}
+	blue  = color.RGBA{0, 0, 255, 255}
+	white = color.RGBA{255, 255, 255, 255}
+	black = color.RGBA{0, 0, 0, 255}
+)
+
+const tallPage = `<!doctype html><html><body style="margin:0;background:#0f0">
+<div style="height:3000px"></div>
+<div id="box" style="position:absolute;left:100px;top:500px;width:300px;height:200px;background:#f00"></div>
+<div id="empty"></div>
+</body></html>`
+
+func TestScreenshots(t *testing.T) {
+	e := newEnv(t, Config{})
+	tall := e.site.page("/tall", tallPage)
+
+	t.Run("formats", func(t *testing.T) {
+		for _, f := range []Format{PNG, JPEG, WebP} {
+			shot := e.mustShoot(t, tall, JobOptions{}, LoadOptions{}, ShotOptions{Format: f, Quality: 80})
+			img := decode(t, shot.Data, string(f))
+			wantSize(t, img, 1366, 768)
+			if px := img.At(10, 10); !near(px, green) {
+				t.Errorf("%s: pixel (10,10) is %v, want green", f, px)
+			}
+		}
+	})
+
+	t.Run("full page is taller than the viewport", func(t *testing.T) {
+		for _, resize := range []bool{false, true} {
+			shot := e.mustShoot(t, tall, JobOptions{}, LoadOptions{}, ShotOptions{FullPage: true, ResizeViewport: resize})
+			img := decode(t, shot.Data, "png")
+			wantSize(t, img, 1366, 3000)
+			if px := img.At(200, 600); !near(px, red) {
+				t.Errorf("resize=%v: the box at (200,600) is %v, want red", resize, px)
+			}
+		}
+	})
+
+	t.Run("page height", func(t *testing.T) {
+		shot := e.mustShoot(t, tall, JobOptions{}, LoadOptions{}, ShotOptions{PageHeight: 1200})
+		wantSize(t, decode(t, shot.Data, "png"), 1366, 1200)
+		shot = e.mustShoot(t, tall, JobOptions{}, LoadOptions{}, ShotOptions{FullPage: true, PageHeight: 1000})
+		wantSize(t, decode(t, shot.Data, "png"), 1366, 1000)
+	})
+
+	t.Run("element by selector", func(t *testing.T) {
+		shot := e.mustShoot(t, tall, JobOptions{}, LoadOptions{}, ShotOptions{Selector: "#box"})
+		img := decode(t, shot.Data, "png")
+		wantSize(t, img, 300, 200)
+		if !shot.SelectorFound || !near(img.At(0, 0), red) || !near(img.At(299, 199), red) {
+			t.Errorf("found=%v, corners %v %v, want the red box", shot.SelectorFound, img.At(0, 0), img.At(299, 199))
+		}
+	})
+
+	t.Run("selector without a match", func(t *testing.T) {
+		_, err := e.shoot(t, tall, JobOptions{}, LoadOptions{}, ShotOptions{Selector: "#empty"})
+		if !errors.Is(err, ErrNoElement) {
+			t.Errorf("got %v, want ErrNoElement", err)
+		}
+		shot := e.mustShoot(t, tall, JobOptions{}, LoadOptions{}, ShotOptions{Selector: "#missing", FallbackToFullPage: true})
+		wantSize(t, decode(t, shot.Data, "png"), 1366, 3000)
+		if shot.SelectorFound {
+			t.Error("SelectorFound is true for a selector without a match")
+		}
+		_, err = e.shoot(t, tall, JobOptions{}, LoadOptions{}, ShotOptions{Selector: "div[[", FallbackToFullPage: true})
+		var se *SelectorError
+		if !errors.As(err, &se) {
+			t.Errorf("invalid selector: got %v, want a *SelectorError", err)
+		}
+	})
+
+	t.Run("viewport and scale", func(t *testing.T) {
+		shot := e.mustShoot(t, tall, JobOptions{Width: 800, Height: 600}, LoadOptions{}, ShotOptions{})
+		wantSize(t, decode(t, shot.Data, "png"), 800, 600)
+		shot = e.mustShoot(t, tall, JobOptions{Width: 400, Height: 300, Scale: 2}, LoadOptions{}, ShotOptions{})
+		wantSize(t, decode(t, shot.Data, "png"), 800, 600)
+	})
+
+	t.Run("mobile emulation", func(t *testing.T) {
+		ua := e.site.page("/ua", `<!doctype html><body style="margin:0">
+<script>document.body.textContent = navigator.userAgent + ' ' + innerWidth + ' ' + navigator.maxTouchPoints</script>`)
+		shot := e.mustShoot(t, ua, JobOptions{Device: Mobile}, LoadOptions{}, ShotOptions{})
+		wantSize(t, decode(t, shot.Data, "png"), 390*3, 844*3)
+		seen := e.site.requests("/ua")
+		if len(seen) == 0 || !strings.Contains(seen[len(seen)-1].userAgent, "Mobile") || !strings.Contains(seen[len(seen)-1].userAgent, "Android") {
+			t.Errorf("the server saw user agent %v, want a mobile one", seen)
+		}
+		e.mustShoot(t, ua, JobOptions{}, LoadOptions{}, ShotOptions{})
+		seen = e.site.requests("/ua")
+		if last := seen[len(seen)-1].userAgent; strings.Contains(last, "Mobile") || strings.Contains(last, "Headless") {
+			t.Errorf("desktop user agent is %q, want a desktop one without Headless", last)
+		}
+	})
+
+	t.Run("theme", func(t *testing.T) {
+		themed := e.site.page("/themed", `<!doctype html><style>
+body { background: #fff } @media (prefers-color-scheme: dark) { body { background: #000 } }</style><body>`)
+		for theme, want := range map[Theme]color.RGBA{Dark: black, Light: white} {
+			shot := e.mustShoot(t, themed, JobOptions{Theme: theme}, LoadOptions{}, ShotOptions{})
+			if px := decode(t, shot.Data, "png").At(50, 50); !near(px, want) {
+				t.Errorf("theme %s: pixel is %v, want %v", theme, px, want)
+			}
+		}
+	})
+
+	t.Run("transparent background", func(t *testing.T) {
+		bare := e.site.page("/bare", `<!doctype html><body><p>text</p></body>`)
+		shot := e.mustShoot(t, bare, JobOptions{TransparentBackground: true}, LoadOptions{}, ShotOptions{})
+		if _, _, _, a := decode(t, shot.Data, "png").At(600, 600).RGBA(); a != 0 {
+			t.Errorf("alpha is %d, want 0", a)
+		}
+	})
+
+	t.Run("cookie banners hidden and scrolling restored", func(t *testing.T) {
+		banner := e.site.page("/consent", `<!doctype html><body style="margin:0;overflow:hidden;background:#0f0">
+<div style="height:3000px"></div>
+<div id="onetrust-consent-sdk" style="position:fixed;inset:0;background:#f00;z-index:99">We value your privacy</div>
+<script>document.documentElement.style.overflow = 'hidden'</script></body>`)
+		shown := e.mustShoot(t, banner, JobOptions{}, LoadOptions{}, ShotOptions{})
+		if px := decode(t, shown.Data, "png").At(600, 300); !near(px, red) {
+			t.Fatalf("without hiding, pixel is %v, want the red banner", px)
+		}
+		var scroll string
+		ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+		defer cancel()
+		err := e.pool.Do(ctx, JobOptions{}, func(ctx context.Context, j *Job) error {
+			if _, err := j.Load(ctx, banner, LoadOptions{HideCookieBanners: true}); err != nil {
+				return err
+			}
+			shot, err := j.Screenshot(ctx, ShotOptions{})
+			if err != nil {
+				return err
+			}
+			if px := decode(t, shot.Data, "png").At(600, 300); !near(px, green) {
+				t.Errorf("hidden banner: pixel is %v, want the green page", px)
+			}
+			res, err := j.Page(ctx).Eval(`() => getComputedStyle(document.documentElement).overflow + ' ' + getComputedStyle(document.body).overflow`)
+			if err != nil {
+				return err
+			}
+			scroll = res.Value.Str()
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if scroll != "auto auto" {
+			t.Errorf("overflow of html and body is %q, want scrolling restored (auto auto)", scroll)
+		}
+	})
+
+	t.Run("ads blocked", func(t *testing.T) {
+		ad := fmt.Sprintf("http://ads.doubleclick.net:%s/ad.png", e.site.port)
+		page := e.site.page("/ads", `<!doctype html><body><img src="`+ad+`"></body>`)
+		adRequests := func() int {
+			n := 0
+			for _, h := range e.site.hosts() {
+				if strings.HasPrefix(h, "ads.doubleclick.net") {
+					n++
+				}
+			}
+			return n
+		}
+		var stats Stats
+		ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+		defer cancel()
+		err := e.pool.Do(ctx, JobOptions{BlockAds: true}, func(ctx context.Context, j *Job) error {
+			_, err := j.Load(ctx, page, LoadOptions{})
+			stats = j.Stats()
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := adRequests(); n != 0 || stats.Blocked == 0 {
+			t.Errorf("with BlockAds: %d ad requests reached the server, %d blocked; want 0 and some", n, stats.Blocked)
+		}
+		e.mustShoot(t, page, JobOptions{}, LoadOptions{}, ShotOptions{})
+		if adRequests() == 0 {
+			t.Error("without BlockAds the ad request never reached the server")
+		}
+	})
+
+	t.Run("timestamp overlay", func(t *testing.T) {
+		plain := e.site.page("/white", `<!doctype html><body style="background:#fff">`)
+		stamp := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+		with := decode(t, e.mustShoot(t, plain, JobOptions{}, LoadOptions{}, ShotOptions{Timestamp: stamp}).Data, "png")
+		without := decode(t, e.mustShoot(t, plain, JobOptions{}, LoadOptions{}, ShotOptions{}).Data, "png")
+		if dark(with, image.Rect(1366-250, 0, 1366, 50)) == 0 {
+			t.Error("no overlay in the top-right corner")
+		}
+		if n := dark(without, image.Rect(1366-250, 0, 1366, 50)); n != 0 {
+			t.Errorf("%d dark pixels in the corner without a timestamp", n)
+		}
+	})
+
+	t.Run("animations frozen", func(t *testing.T) {
+		anim := e.site.page("/anim", `<!doctype html><style>
+@keyframes fade { from { background: #f00 } to { background: #00f } }
+body { margin: 0; height: 100vh; animation: fade 100s linear forwards }</style><body>`)
+		frozen := decode(t, e.mustShoot(t, anim, JobOptions{}, LoadOptions{}, ShotOptions{FreezeAnimations: true}).Data, "png")
+		if px := frozen.At(50, 50); !near(px, blue) {
+			t.Errorf("frozen animation shows %v, want its end state (blue)", px)
+		}
+	})
+
+	t.Run("links highlighted", func(t *testing.T) {
+		link := e.site.page("/link", `<!doctype html><body style="margin:0;background:#fff">
+<a href="#x" style="position:absolute;left:100px;top:100px;width:200px;height:100px;display:block;background:#fff"></a>`)
+		img := decode(t, e.mustShoot(t, link, JobOptions{}, LoadOptions{}, ShotOptions{HighlightLinks: true}).Data, "png")
+		if px := img.At(98, 150); !near(px, color.RGBA{0xe8, 0x17, 0x5d, 255}) {
+			t.Errorf("outline pixel is %v, want the highlight colour", px)
+		}
+	})
+
+	t.Run("dialogs dismissed", func(t *testing.T) {
+		dialog := e.site.page("/dialog", `<!doctype html><body style="background:#0f0">
+<script>alert('hi'); confirm('sure?'); prompt('name?')</script>`)
+		shot := e.mustShoot(t, dialog, JobOptions{}, LoadOptions{}, ShotOptions{})
+		if px := decode(t, shot.Data, "png").At(10, 10); !near(px, green) {
+			t.Errorf("pixel is %v, want the page behind the dismissed dialogs", px)
+		}
+	})
+}
+
+// dark counts the dark pixels of img in r.
+func dark(img image.Image, r image.Rectangle) int {
+	n := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if cr, cg, cb, _ := img.At(x, y).RGBA(); cr < 0x8000 && cg < 0x8000 && cb < 0x8000 {
+				n++
+			}
+		}
+	}
+	return n
+}
