@@ -18,8 +18,9 @@ import (
 
 // Waits while a page loads. Each is capped by the job's deadline too.
 const (
-	loadWait      = 30 * time.Second // for the load event
-	idleWait      = 3 * time.Second  // then for the network to go quiet
+	loadWait      = 30 * time.Second       // for the load event
+	idleWait      = 3 * time.Second        // then for the network to go quiet,
+	quietPeriod   = 100 * time.Millisecond // that is without a request for this long
 	docEventsWait = 2 * time.Second  // for a failed navigation's events
 	closeTimeout  = 5 * time.Second  // for releasing a job's context
 )
@@ -68,8 +69,8 @@ type Job struct {
 }
 
 // open creates the job's proxy, browser context and page.
-func (in *instance) open(ctx context.Context, g *guard.Guard, opts JobOptions, cancel context.CancelCauseFunc) (j *Job, err error) {
-	j = &Job{inst: in, opts: opts, cancel: cancel, loopDone: make(chan struct{}), state: newPageState()}
+func (in *instance) open(ctx context.Context, g *guard.Guard, opts JobOptions, cancel context.CancelCauseFunc) (_ *Job, err error) {
+	j := &Job{inst: in, opts: opts, cancel: cancel, loopDone: make(chan struct{}), state: newPageState()}
 	var block func(string) bool
 	if opts.BlockAds {
 		block = j.blockedHost
@@ -213,10 +214,19 @@ func (j *Job) loop(events <-chan *rod.Message) {
 			}
 		case "Network.requestWillBeSent":
 			var e proto.NetworkRequestWillBeSent
-			if load(msg, &e) && e.Type == proto.NetworkResourceTypeDocument && e.FrameID == frame {
+			if load(msg, &e) && !strings.HasPrefix(e.Request.URL, "data:") {
 				j.state.update(func(s *pageData) {
-					s.doc = document{requestID: e.RequestID, loaderID: e.LoaderID, url: e.Request.URL}
+					s.inflight[e.RequestID] = true
+					s.activity = time.Now()
+					if e.Type == proto.NetworkResourceTypeDocument && e.FrameID == frame {
+						s.doc = document{requestID: e.RequestID, loaderID: e.LoaderID, url: e.Request.URL}
+					}
 				})
+			}
+		case "Network.loadingFinished":
+			var e proto.NetworkLoadingFinished
+			if load(msg, &e) {
+				j.state.update(func(s *pageData) { s.finished(e.RequestID) })
 			}
 		case "Network.responseReceived":
 			var e proto.NetworkResponseReceived
@@ -231,6 +241,7 @@ func (j *Job) loop(events <-chan *rod.Message) {
 			var e proto.NetworkLoadingFailed
 			if load(msg, &e) {
 				j.state.update(func(s *pageData) {
+					s.finished(e.RequestID)
 					if s.doc.requestID == e.RequestID {
 						s.doc.errorText, s.doc.done = e.ErrorText, true
 					}
@@ -261,6 +272,17 @@ type lifecycleKey struct {
 type pageData struct {
 	doc       document
 	lifecycle map[lifecycleKey]bool
+	// inflight are the page's requests under way; activity is when one
+	// last started or ended.
+	inflight map[proto.NetworkRequestID]bool
+	activity time.Time
+}
+
+func (s *pageData) finished(id proto.NetworkRequestID) {
+	if s.inflight[id] {
+		delete(s.inflight, id)
+		s.activity = time.Now()
+	}
 }
 
 // pageState is what the event loop learnt, with a way to wait for it.
@@ -271,7 +293,10 @@ type pageState struct {
 }
 
 func newPageState() *pageState {
-	return &pageState{changed: make(chan struct{}), data: pageData{lifecycle: map[lifecycleKey]bool{}}}
+	return &pageState{changed: make(chan struct{}), data: pageData{
+		lifecycle: map[lifecycleKey]bool{},
+		inflight:  map[proto.NetworkRequestID]bool{},
+	}}
 }
 
 func (s *pageState) update(f func(*pageData)) {
@@ -280,6 +305,12 @@ func (s *pageState) update(f func(*pageData)) {
 	f(&s.data)
 	close(s.changed)
 	s.changed = make(chan struct{})
+}
+
+func (s *pageState) activity() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.data.activity
 }
 
 func (s *pageState) doc() document {
@@ -391,18 +422,32 @@ func (j *Job) Load(ctx context.Context, target string, opts LoadOptions) (*Visit
 }
 
 // settle waits for the current main document to load and then for the
-// network to go quiet, each bounded.
+// page's network to go quiet: no request under way for quietPeriod.
+// Both waits are bounded.
 func (j *Job) settle(ctx context.Context) {
 	wait := loadWait
 	if dl, ok := ctx.Deadline(); ok {
 		// Leave time for what comes after the load.
 		wait = min(wait, time.Until(dl)/2)
 	}
-	reached := func(name string) func(*pageData) bool {
-		return func(s *pageData) bool { return s.lifecycle[lifecycleKey{s.doc.loaderID, name}] }
+	loaded := func(s *pageData) bool { return s.lifecycle[lifecycleKey{s.doc.loaderID, "load"}] }
+	if !j.state.wait(ctx, wait, loaded) {
+		return
 	}
-	if j.state.wait(ctx, wait, reached("load")) {
-		j.state.wait(ctx, idleWait, reached("networkAlmostIdle"))
+	deadline := time.Now().Add(idleWait)
+	idle := func(s *pageData) bool { return len(s.inflight) == 0 }
+	for j.state.wait(ctx, time.Until(deadline), idle) {
+		quiet := quietPeriod - time.Since(j.state.activity())
+		if quiet <= 0 || time.Now().After(deadline) {
+			return
+		}
+		t := time.NewTimer(quiet)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return
+		}
 	}
 }
 

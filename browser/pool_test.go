@@ -1,0 +1,310 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-rod/rod/lib/proto"
+
+	"github.com/sitediag/sitediag/internal/guard"
+)
+
+// instanceOf returns the browser a job runs on.
+func instanceOf(j *Job) *instance { return j.inst }
+
+// waitFor polls cond for up to d.
+func waitFor(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return true
+}
+
+// leftovers describes what a closed browser left: live processes, child
+// processes of this one, its temporary directory.
+func leftovers(procs []*Process) string {
+	var out []string
+	for _, p := range procs {
+		if pids := processesOf(p.marker); len(pids) > 0 {
+			out = append(out, "live processes")
+		}
+		if _, err := os.Stat(p.dir); err == nil {
+			out = append(out, "temporary directory "+p.dir)
+		}
+	}
+	if kids := children(); len(kids) > 0 {
+		out = append(out, "child processes")
+	}
+	return strings.Join(out, ", ")
+}
+
+func TestBrowserCrashMidJob(t *testing.T) {
+	e := newEnv(t, Config{})
+	arrived := make(chan struct{}, 1)
+	hang := e.site.handle("/hang", func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		select {
+		case <-r.Context().Done():
+		case <-time.After(30 * time.Second):
+		}
+	})
+	ok := e.site.page("/ok", `<!doctype html><body style="background:#0f0">`)
+	var procs []*Process
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	err := e.pool.Do(ctx, JobOptions{}, func(ctx context.Context, j *Job) error {
+		procs = append(procs, instanceOf(j).proc)
+		go func() {
+			<-arrived
+			syscall.Kill(instanceOf(j).proc.PID(), syscall.SIGKILL)
+		}()
+		_, err := j.Load(ctx, hang, LoadOptions{})
+		return err
+	})
+	if !errors.Is(err, ErrCrashed) {
+		t.Fatalf("the job whose browser was killed returned %v, want ErrCrashed", err)
+	}
+	e.do(t, JobOptions{}, func(ctx context.Context, j *Job) error {
+		procs = append(procs, instanceOf(j).proc)
+		if _, err := j.Load(ctx, ok, LoadOptions{}); err != nil {
+			return err
+		}
+		_, err := j.Screenshot(ctx, ShotOptions{})
+		return err
+	})
+	if procs[0] == procs[1] {
+		t.Error("the next job ran on the killed browser")
+	}
+	e.pool.Close()
+	if left := leftovers(procs); left != "" {
+		t.Errorf("after Close: %s", left)
+	}
+}
+
+func TestPageCrashRetiresTheBrowser(t *testing.T) {
+	e := newEnv(t, Config{})
+	ok := e.site.page("/ok", `<!doctype html><body>`)
+	var first, second *instance
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	err := e.pool.Do(ctx, JobOptions{}, func(ctx context.Context, j *Job) error {
+		first = instanceOf(j)
+		if _, err := j.Load(ctx, ok, LoadOptions{}); err != nil {
+			return err
+		}
+		proto.PageCrash{}.Call(j.Page(ctx))
+		<-ctx.Done()
+		return ctx.Err()
+	})
+	if !errors.Is(err, ErrCrashed) {
+		t.Fatalf("the job whose page crashed returned %v, want ErrCrashed", err)
+	}
+	e.do(t, JobOptions{}, func(ctx context.Context, j *Job) error {
+		second = instanceOf(j)
+		_, err := j.Load(ctx, ok, LoadOptions{})
+		return err
+	})
+	if first == second {
+		t.Error("the browser was not replaced after a page crashed")
+	}
+}
+
+func TestManyJobsLeaveNothingBehind(t *testing.T) {
+	e := newEnv(t, Config{RestartAfter: 10})
+	page := e.site.page("/p", `<!doctype html><body><p>hello</p>`)
+	before := runtime.NumGoroutine()
+	seen := map[*Process]bool{}
+	var procs []*Process
+	for range 30 {
+		e.do(t, JobOptions{}, func(ctx context.Context, j *Job) error {
+			if p := instanceOf(j).proc; !seen[p] {
+				seen[p] = true
+				procs = append(procs, p)
+			}
+			if _, err := j.Load(ctx, page, LoadOptions{}); err != nil {
+				return err
+			}
+			_, err := j.Screenshot(ctx, ShotOptions{})
+			return err
+		})
+	}
+	if len(procs) != 3 {
+		t.Errorf("30 jobs with RestartAfter 10 ran on %d browsers, want 3", len(procs))
+	}
+	if err := e.pool.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left := leftovers(procs); left != "" {
+		t.Errorf("after Close: %s", left)
+	}
+	if !waitFor(10*time.Second, func() bool { return runtime.NumGoroutine() <= before }) {
+		var b strings.Builder
+		pprof.Lookup("goroutine").WriteTo(&b, 1)
+		t.Errorf("%d goroutines after Close, %d before the jobs:\n%s", runtime.NumGoroutine(), before, b.String())
+	}
+}
+
+func TestStrangerPagesAreClosed(t *testing.T) {
+	e := newEnv(t, Config{})
+	page := e.site.page("/p", `<!doctype html><body>`)
+	e.do(t, JobOptions{}, func(ctx context.Context, j *Job) error {
+		if _, err := j.Load(ctx, page, LoadOptions{}); err != nil {
+			return err
+		}
+		rb := instanceOf(j).rb.Context(ctx)
+		extra, err := proto.TargetCreateTarget{URL: "about:blank", BrowserContextID: j.contextID}.Call(rb)
+		if err != nil {
+			return err
+		}
+		gone := waitFor(10*time.Second, func() bool {
+			list, err := proto.TargetGetTargets{}.Call(rb)
+			if err != nil {
+				return false
+			}
+			for _, ti := range list.TargetInfos {
+				if ti.TargetID == extra.TargetID {
+					return false
+				}
+			}
+			return true
+		})
+		if !gone {
+			t.Error("a page opened in the job's context outside the job was not closed")
+		}
+		return nil
+	})
+}
+
+func TestBusyWhenTheQueueIsFull(t *testing.T) {
+	e := newEnv(t, Config{MaxJobs: 1, MaxQueue: 1})
+	page := e.site.page("/p", `<!doctype html><body>`)
+	hold := make(chan struct{})
+	running := make(chan struct{})
+	done := make(chan error, 2)
+	go func() {
+		done <- e.pool.Do(t.Context(), JobOptions{}, func(ctx context.Context, j *Job) error {
+			close(running)
+			<-hold
+			return nil
+		})
+	}()
+	<-running
+	go func() {
+		done <- e.pool.Do(t.Context(), JobOptions{}, func(ctx context.Context, j *Job) error {
+			_, err := j.Load(ctx, page, LoadOptions{})
+			return err
+		})
+	}()
+	if !waitFor(10*time.Second, func() bool { return len(e.pool.queue) == 1 }) {
+		t.Fatal("the second job never queued")
+	}
+	err := e.pool.Do(t.Context(), JobOptions{}, func(context.Context, *Job) error { return nil })
+	var busy *BusyError
+	if !errors.As(err, &busy) || busy.RetryAfter < time.Second {
+		t.Errorf("third job: got %v, want a *BusyError with RetryAfter of at least 1s", err)
+	}
+	if st := e.pool.Status(t.Context()); !st.Ready || !st.Busy {
+		t.Errorf("status with a full queue is %+v, want ready and busy", st)
+	}
+	close(hold)
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Errorf("held or queued job: %v", err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Millisecond)
+	defer cancel()
+	<-ctx.Done()
+	if err := e.pool.Do(ctx, JobOptions{}, func(context.Context, *Job) error { return nil }); err == nil {
+		t.Error("a job with an expired context ran")
+	}
+}
+
+func TestRemoteBrowser(t *testing.T) {
+	e := newEnv(t, Config{})
+	deny, err := e.pool.cfg.Guard.ListenProxy(guard.ProxyOptions{RefuseAll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer deny.Close()
+	path, _ := Find(os.Getenv("SITEDIAG_CHROME_PATH"))
+	proc, err := Launch(t.Context(), LaunchOptions{Path: path, ProxyURL: deny.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proc.Close()
+	u, _ := url.Parse(proc.ControlURL)
+	remote, err := New(Config{Guard: e.pool.cfg.Guard, RemoteURL: "http://" + u.Host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := remote.Status(t.Context()); !st.Ready {
+		t.Errorf("status before the first job: %+v, want ready", st)
+	}
+	page := e.site.page("/remote", `<!doctype html><body style="background:#0f0">`)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	err = remote.Do(ctx, JobOptions{}, func(ctx context.Context, j *Job) error {
+		if _, err := j.Load(ctx, page, LoadOptions{}); err != nil {
+			return err
+		}
+		shot, err := j.Screenshot(ctx, ShotOptions{})
+		if err == nil {
+			wantSize(t, decode(t, shot.Data, "png"), 1366, 768)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatalf("job on the remote browser: %v", err)
+	}
+	remote.Close()
+	select {
+	case <-proc.Exited():
+		t.Error("closing the pool stopped the remote browser")
+	case <-time.After(500 * time.Millisecond):
+	}
+}
+
+func TestMissingChromium(t *testing.T) {
+	g := guard.New(nil, guard.NewPolicy([]netip.Prefix{}))
+	pool, err := New(Config{Guard: g, Path: "/nonexistent/chromium"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	err = pool.Do(t.Context(), JobOptions{}, func(context.Context, *Job) error { return nil })
+	if !errors.Is(err, ErrNotFound) {
+		t.Errorf("got %v, want ErrNotFound", err)
+	}
+	if st := pool.Status(t.Context()); st.Ready || !strings.Contains(st.Message, "not found") {
+		t.Errorf("status is %+v, want not ready, Chromium not found", st)
+	}
+}
+
+func TestChallengeWait(t *testing.T) {
+	e := newEnv(t, Config{})
+	real := e.site.page("/real", `<!doctype html><title>Welcome</title><body>`)
+	challenge := e.site.page("/challenge", `<!doctype html><title>Just a moment...</title>
+<body><div id="challenge-running"></div><script>setTimeout(() => location.replace('/real'), 2000)</script>`)
+	v, _, err := e.load(t, challenge, LoadOptions{WaitForChallenge: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.URL != real || v.Challenge != "cloudflare" || !v.ChallengeCleared {
+		t.Errorf("visit %+v, want %s after a cleared cloudflare challenge", v, real)
+	}
+}
