@@ -20,11 +20,21 @@ type ServiceHealth struct {
 }
 
 // Health checks what the client depends on, each bounded by ctx: the DNS
-// servers (service "resolver").
+// servers (service "resolver") and the browser ("browser": down when
+// Chromium is missing or does not start, degraded when jobs are waiting
+// for a slot; a browser that has not started yet is not started).
 func (c *Client) Health(ctx context.Context) []ServiceHealth {
 	resolver := ServiceHealth{Name: "resolver", Status: Healthy, Message: "DNS servers answer"}
 	if err := c.resolver.Ping(ctx); err != nil {
 		resolver.Status, resolver.Message = Down, "no DNS server answered"
 	}
-	return []ServiceHealth{resolver}
+	st := c.browser.Status(ctx)
+	b := ServiceHealth{Name: "browser", Status: Healthy, Message: st.Message}
+	switch {
+	case !st.Ready:
+		b.Status = Down
+	case st.Busy:
+		b.Status = Degraded
+	}
+	return []ServiceHealth{resolver, b}
 }

@@ -42,10 +42,12 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/target"
@@ -75,6 +77,29 @@ type Config struct {
 	// still resolved and checked before a request is handed to one.
 	// Empty means no country is supported.
 	Proxies map[string]*url.URL
+	// ChromePath is the Chromium binary for the browser operations. If
+	// empty, $SITEDIAG_CHROME_PATH, then chromium, chromium-browser and
+	// google-chrome on PATH. Nothing is ever downloaded; without a
+	// binary those operations fail with BROWSER_UNAVAILABLE.
+	ChromePath string
+	// BrowserURL, if set, is a running browser to use instead of
+	// launching one: its DevTools URL (ws://…) or http://host:port. It
+	// must share this host's network and run with browser.Flags (see
+	// browser.Config.RemoteURL). Empty means a browser is launched.
+	BrowserURL string
+	// MaxBrowserJobs is the number of pages rendered at once. If zero,
+	// 2.
+	MaxBrowserJobs int
+	// MaxBrowserQueue is the number of browser jobs that may wait for a
+	// slot; past it they fail with BUSY. If zero, four times
+	// MaxBrowserJobs; negative means none wait.
+	MaxBrowserQueue int
+	// BrowserRestartAfter replaces the browser after that many jobs. If
+	// zero, 100.
+	BrowserRestartAfter int
+	// BrowserJobTimeout bounds each browser job from the moment it has a
+	// slot. If zero, 60 s.
+	BrowserJobTimeout time.Duration
 }
 
 // Client runs diagnoses. Build it with New; see the package doc for
@@ -83,6 +108,7 @@ type Client struct {
 	cfg      Config
 	resolver *dns.Resolver
 	guard    *guard.Guard
+	browser  *browser.Pool
 }
 
 // New returns a Client for cfg, or an error when cfg is malformed.
@@ -101,10 +127,28 @@ func New(cfg Config) (*Client, error) {
 		cfg.Timeout = DefaultTimeout
 	}
 	resolver := &dns.Resolver{Servers: servers}
+	g := guard.New(resolver, guard.NewPolicy(cfg.AllowNetworks))
+	chrome := cfg.ChromePath
+	if chrome == "" {
+		chrome = os.Getenv("SITEDIAG_CHROME_PATH")
+	}
+	pool, err := browser.New(browser.Config{
+		Guard:        g,
+		Path:         chrome,
+		RemoteURL:    cfg.BrowserURL,
+		MaxJobs:      cfg.MaxBrowserJobs,
+		MaxQueue:     cfg.MaxBrowserQueue,
+		RestartAfter: cfg.BrowserRestartAfter,
+		JobTimeout:   cfg.BrowserJobTimeout,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sitediag: %w", err)
+	}
 	return &Client{
 		cfg:      cfg,
 		resolver: resolver,
-		guard:    guard.New(resolver, guard.NewPolicy(cfg.AllowNetworks)),
+		guard:    g,
+		browser:  pool,
 	}, nil
 }
 
@@ -138,8 +182,10 @@ func normaliseProxies(in map[string]*url.URL) (map[string]*url.URL, error) {
 	return out, nil
 }
 
-// Close releases what the client started. Calls after Close fail.
-func (c *Client) Close() error { return nil }
+// Close releases what the client started: it stops the browser (running
+// browser jobs fail) and waits until its processes are gone. Calls after
+// Close fail.
+func (c *Client) Close() error { return c.browser.Close() }
 
 // withTimeout applies the client's timeout when ctx has no deadline.
 func (c *Client) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {

@@ -209,7 +209,7 @@ func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Cont
 		cancel(nil)
 		j.close(ctx)
 	}
-	if cause := context.Cause(ctx); err != nil && (errors.Is(cause, ErrCrashed) || errors.Is(cause, ErrClosed)) {
+	if cause := context.Cause(ctx); err != nil && !errors.Is(err, cause) && (errors.Is(cause, ErrCrashed) || errors.Is(cause, ErrClosed)) {
 		return fmt.Errorf("%w: %w", cause, err)
 	}
 	return err

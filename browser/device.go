@@ -28,23 +28,26 @@ const (
 	Dark  Theme = "dark"
 )
 
-// viewport is a page's effective viewport.
-type viewport struct {
-	width, height int
-	scale         float64
+// Viewport is a viewport in CSS pixels and its device scale factor.
+type Viewport struct {
+	Width, Height int
+	Scale         float64
 }
+
+// Viewport returns the device's default viewport.
+func (d Device) Viewport() Viewport { return d.profile().Viewport }
 
 // profile is what a device looks like.
 type profile struct {
-	viewport
+	Viewport
 	mobile bool
 }
 
 func (d Device) profile() profile {
 	if d == Mobile {
-		return profile{viewport: viewport{width: 390, height: 844, scale: 3}, mobile: true}
+		return profile{Viewport: Viewport{Width: 390, Height: 844, Scale: 3}, mobile: true}
 	}
-	return profile{viewport: viewport{width: 1366, height: 768, scale: 1}}
+	return profile{Viewport: Viewport{Width: 1366, Height: 768, Scale: 1}}
 }
 
 // Valid reports whether d is a known device (the empty Device is
@@ -55,17 +58,17 @@ func (d Device) Valid() bool { return d == "" || d == Desktop || d == Mobile }
 func (j *Job) emulate(ctx context.Context, v version) error {
 	page := j.page.Context(ctx)
 	prof := j.opts.Device.profile()
-	j.view = prof.viewport
+	j.view = prof.Viewport
 	if j.opts.Width > 0 {
-		j.view.width = j.opts.Width
+		j.view.Width = j.opts.Width
 	}
 	if j.opts.Height > 0 {
-		j.view.height = j.opts.Height
+		j.view.Height = j.opts.Height
 	}
 	if j.opts.Scale > 0 {
-		j.view.scale = j.opts.Scale
+		j.view.Scale = j.opts.Scale
 	}
-	if err := j.setViewport(ctx, j.view.height); err != nil {
+	if err := j.setViewport(ctx, j.view.Height); err != nil {
 		return err
 	}
 	if prof.mobile {
@@ -101,12 +104,12 @@ func (j *Job) emulate(ctx context.Context, v version) error {
 func (j *Job) setViewport(ctx context.Context, height int) error {
 	prof := j.opts.Device.profile()
 	metrics := proto.EmulationSetDeviceMetricsOverride{
-		Width:             j.view.width,
+		Width:             j.view.Width,
 		Height:            height,
-		DeviceScaleFactor: j.view.scale,
+		DeviceScaleFactor: j.view.Scale,
 		Mobile:            prof.mobile,
-		ScreenWidth:       intPtr(j.view.width),
-		ScreenHeight:      intPtr(max(height, j.view.height)),
+		ScreenWidth:       intPtr(j.view.Width),
+		ScreenHeight:      intPtr(max(height, j.view.Height)),
 	}
 	if prof.mobile {
 		metrics.ScreenOrientation = &proto.EmulationScreenOrientation{Type: proto.EmulationScreenOrientationTypePortraitPrimary}

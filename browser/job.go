@@ -57,7 +57,7 @@ type JobOptions struct {
 type Job struct {
 	inst      *instance
 	opts      JobOptions
-	view      viewport
+	view      Viewport
 	proxy     *guard.Proxy
 	contextID proto.BrowserBrowserContextID
 	targetID  proto.TargetTargetID

@@ -137,7 +137,7 @@ func (j *Job) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 			if err != nil {
 				return nil, j.fail(ctx, "measuring the page", err)
 			}
-			height = float64(j.view.height)
+			height = float64(j.view.Height)
 			if metrics.CSSContentSize != nil {
 				height = max(height, math.Ceil(metrics.CSSContentSize.Height))
 			}
@@ -145,7 +145,7 @@ func (j *Job) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 				height = min(height, float64(o.PageHeight))
 			}
 		}
-		a = &area{Width: float64(j.view.width), Height: height}
+		a = &area{Width: float64(j.view.Width), Height: height}
 	}
 	if a != nil {
 		shot.Cut = j.limit(a)
@@ -170,7 +170,7 @@ func (j *Job) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 		if err := j.setViewport(ctx, int(a.Height)); err != nil {
 			return nil, j.fail(ctx, "resizing the viewport", err)
 		}
-		defer j.setViewport(ctx, j.view.height)
+		defer j.setViewport(ctx, j.view.Height)
 	case a != nil:
 		req.Clip = &proto.PageViewport{X: a.X, Y: a.Y, Width: a.Width, Height: a.Height, Scale: 1}
 		req.CaptureBeyondViewport = true
@@ -185,7 +185,7 @@ func (j *Job) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 
 // limit cuts a to the capture limits and reports whether it did.
 func (j *Job) limit(a *area) bool {
-	s := j.view.scale
+	s := j.view.Scale
 	w := min(a.Width, math.Floor(MaxCaptureSide/s))
 	h := min(a.Height, math.Floor(MaxCaptureSide/s), math.Floor(MaxCapturePixels/(w*s*s)))
 	cut := w < a.Width || h < a.Height

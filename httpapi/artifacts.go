@@ -196,16 +196,19 @@ func (h *Handler) artifact(w http.ResponseWriter, r *http.Request, ps httprouter
 	http.ServeContent(w, r, name, modTime, f)
 }
 
-// storeArtifact puts r in the store and returns its absolute URL.
-func (h *Handler) storeArtifact(r *http.Request, ext string, body io.Reader) (string, error) {
+// storeArtifact puts body in the store and returns its absolute URL,
+// built on the public base of the request ctx belongs to. An error that
+// body's reads return as a *sitediag.Error comes back wrapped, so the
+// operation's own code reaches the caller.
+func (h *Handler) storeArtifact(ctx context.Context, ext string, body io.Reader) (string, error) {
 	if h.opts.Artifacts == nil {
 		return "", errors.New("httpapi: no artifact store configured")
 	}
-	name, err := h.opts.Artifacts.Put(r.Context(), ext, body)
+	name, err := h.opts.Artifacts.Put(ctx, ext, body)
 	if err != nil {
 		return "", err
 	}
-	return h.publicBase(r) + "/artifacts/" + name, nil
+	return requestInfoOf(ctx).base + "/artifacts/" + name, nil
 }
 
 // publicBase is Options.PublicURL, or the scheme and Host the request came

@@ -118,7 +118,7 @@ func (h *Handler) routes() *httprouter.Router {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := h.now()
 	id := newTestID()
-	ctx := context.WithValue(r.Context(), requestKey{}, &requestInfo{id: id, start: start})
+	ctx := context.WithValue(r.Context(), requestKey{}, &requestInfo{id: id, start: start, base: h.publicBase(r)})
 	w.Header().Set("X-Request-Id", id)
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	h.router.ServeHTTP(rec, r.WithContext(ctx))
@@ -131,6 +131,9 @@ type requestKey struct{}
 type requestInfo struct {
 	id    string
 	start time.Time
+	// base is the absolute URL the handler is reached at, for artifact
+	// links.
+	base string
 }
 
 func requestInfoOf(ctx context.Context) *requestInfo {

@@ -12,6 +12,8 @@ func (h *Handler) operations() map[string]httprouter.Handle {
 	return map[string]httprouter.Handle{
 		"/up":            operation(h, h.up),
 		"/redirectcheck": operation(h, h.redirectCheck),
+		"/screenshot":    operation(h, h.screenshot),
+		"/url2pdf":       operation(h, h.url2PDF),
 	}
 }
 

@@ -1,0 +1,86 @@
+package sitediag
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/sitediag/sitediag/browser"
+	"github.com/sitediag/sitediag/internal/guard"
+)
+
+// Sentinels of the browser operations, for errors.Is.
+var (
+	ErrBrowserUnavailable = &Error{Code: CodeBrowserUnavailable, Status: CodeBrowserUnavailable.Status()}
+	ErrBusy               = &Error{Code: CodeBusy, Status: CodeBusy.Status()}
+)
+
+// pageOptions are the options every browser operation shares, checked.
+type pageOptions struct {
+	job  browser.JobOptions
+	load browser.LoadOptions
+}
+
+// newPageOptions checks device and proxyCountry and sets up the job.
+func (c *Client) newPageOptions(device, proxyCountry string) (pageOptions, error) {
+	var po pageOptions
+	d := browser.Device(device)
+	if !d.Valid() {
+		return po, InvalidParameter("device", "must be desktop or mobile")
+	}
+	upstream, err := c.proxyFor(proxyCountry)
+	if err != nil {
+		return po, err
+	}
+	po.job = browser.JobOptions{Device: d, Upstream: upstream}
+	return po, nil
+}
+
+// deviceName is the device's name for meta.
+func deviceName(d browser.Device) string {
+	if d == "" {
+		return string(browser.Desktop)
+	}
+	return string(d)
+}
+
+// checkRange refuses v outside [lo, hi]; zero means unset and passes.
+func checkRange[T int | float64](field string, v, lo, hi T) error {
+	if v != 0 && (v < lo || v > hi) {
+		return InvalidParameter(field, fmt.Sprintf("must be between %v and %v", lo, hi))
+	}
+	return nil
+}
+
+// mapBrowserError maps what the browser returns to the documented codes;
+// failed is the operation's own failure code.
+func mapBrowserError(err error, failed Code) *Error {
+	var busy *browser.BusyError
+	var unavailable *browser.UnavailableError
+	var nav *browser.NavigationError
+	var selector *browser.SelectorError
+	switch {
+	case errors.As(err, &busy):
+		e := newError(CodeBusy, err, "every browser slot is busy and the queue is full; try again later")
+		e.RetryAfter = busy.RetryAfter
+		return e
+	case errors.Is(err, browser.ErrNotFound):
+		return newError(CodeBrowserUnavailable, err, "Chromium is not installed on this server")
+	case errors.As(err, &unavailable), errors.Is(err, browser.ErrClosed):
+		return newError(CodeBrowserUnavailable, err, "the browser could not be started")
+	case errors.Is(err, guard.ErrNotAllowed):
+		return notAllowed(err)
+	case errors.As(err, &nav):
+		return newError(CodeUnableToConnect, err, "%s: %s", nav.URL, nav.Why())
+	case errors.Is(err, browser.ErrNoElement):
+		return newError(CodeInvalidParameters, err,
+			"selector: matched no visible element on the page (set fallbackToFullPage to capture the full page instead)")
+	case errors.As(err, &selector):
+		return newError(CodeInvalidParameters, err, "selector: is not a valid CSS selector")
+	case errors.Is(err, browser.ErrCrashed):
+		return newError(failed, err, "the browser crashed while rendering the page")
+	case errors.Is(err, context.DeadlineExceeded):
+		return newError(failed, err, "the page did not finish rendering in time")
+	}
+	return newError(failed, err, "the browser could not render the page")
+}

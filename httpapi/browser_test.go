@@ -1,0 +1,368 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"image"
+	_ "image/jpeg"
+	_ "image/png"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/browser"
+	"github.com/sitediag/sitediag/internal/apitest"
+	"github.com/sitediag/sitediag/internal/testenv"
+)
+
+func needChromium(t *testing.T) {
+	t.Helper()
+	_, err := browser.Find(os.Getenv("SITEDIAG_CHROME_PATH"))
+	testenv.Need(t, err == nil, "needs Chromium (apt-get install chromium)")
+}
+
+// pages is a fixture site on 127.0.0.1, known as site.test.
+type pages struct {
+	srv  *httptest.Server
+	mu   sync.Mutex
+	hook map[string]http.HandlerFunc
+}
+
+func startPages(t *testing.T, api *apitest.API) *pages {
+	t.Helper()
+	p := &pages{hook: map[string]http.HandlerFunc{}}
+	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		h := p.hook[r.URL.Path]
+		p.mu.Unlock()
+		if h != nil {
+			h(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<!doctype html><body style="margin:0;background:#0f0"><div style="height:2000px"></div>`+
+			`<div id="box" style="position:absolute;left:10px;top:20px;width:120px;height:80px;background:#f00"></div>`)
+	}))
+	t.Cleanup(p.srv.Close)
+	api.DNS.Add(t, "site.test. 60 IN A 127.0.0.1")
+	return p
+}
+
+func (p *pages) url(path string) string {
+	_, port, _ := net.SplitHostPort(p.srv.Listener.Addr().String())
+	return "http://site.test:" + port + path
+}
+
+func (p *pages) handle(path string, h http.HandlerFunc) {
+	p.mu.Lock()
+	p.hook[path] = h
+	p.mu.Unlock()
+}
+
+// fetchArtifact gets the artifact a success envelope's data links to.
+func fetchArtifact(t *testing.T, api *apitest.API, data any, wantType string) []byte {
+	t.Helper()
+	link, _ := data.(string)
+	if !strings.HasPrefix(link, api.Server.URL+"/artifacts/") {
+		t.Fatalf("data is %v, want an artifact URL on %s", data, api.Server.URL)
+	}
+	resp, err := http.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != wantType {
+		t.Fatalf("GET %s: %d %s, want 200 %s", link, resp.StatusCode, resp.Header.Get("Content-Type"), wantType)
+	}
+	return body
+}
+
+func imageSize(t *testing.T, data []byte) (string, int, int) {
+	t.Helper()
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("artifact is not an image: %v", err)
+	}
+	return format, cfg.Width, cfg.Height
+}
+
+func wantMeta(t *testing.T, meta map[string]any, want map[string]any) {
+	t.Helper()
+	for k, v := range want {
+		if fmt.Sprint(meta[k]) != fmt.Sprint(v) {
+			t.Errorf("meta.%s = %v, want %v", k, meta[k], v)
+		}
+	}
+}
+
+// killBrowser kills the Chromium main processes this test process
+// started (children of its leakless guards), by PID.
+func killBrowser(t *testing.T) {
+	t.Helper()
+	for _, guard := range childrenOf(os.Getpid()) {
+		for _, pid := range childrenOf(guard) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+func childrenOf(parent int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+2:]))
+		if len(fields) > 1 && fields[1] == strconv.Itoa(parent) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func TestScreenshotAPI(t *testing.T) {
+	needChromium(t)
+	api := apitest.New(t, apitest.Options{})
+	site := startPages(t, api)
+
+	t.Run("envelope, artifact and inline image", func(t *testing.T) {
+		resp := api.Post(t, "/screenshot", map[string]any{
+			"url": site.url("/"), "type": "jpeg", "viewportWidth": 800, "viewportHeight": 600,
+			"quality": 70, "inline": true, "theme": "dark", "delay": 0.2,
+		})
+		meta, data := resp.WantSuccess(t)
+		wantMeta(t, meta, map[string]any{
+			"url": site.url("/"), "type": "jpeg", "device": "desktop", "fullPage": false, "blockAds": true,
+			"hideCookie": true, "skipCaptcha": true, "addTimestamp": false, "viewportWidth": 800,
+			"viewportHeight": 600, "theme": "dark", "quality": 70, "scaleFactor": 1, "delay": 0.2,
+			"captureBeyondViewport": true, "inline": true, "blockedRequests": 0,
+		})
+		img := fetchArtifact(t, api, data, "image/jpeg")
+		if f, w, h := imageSize(t, img); f != "jpeg" || w != 800 || h != 600 {
+			t.Errorf("artifact is a %d×%d %s, want an 800×600 jpeg", w, h, f)
+		}
+		inline, _ := resp.Envelope["inline"].(map[string]any)
+		b64, _ := inline["base64"].(string)
+		if raw, err := base64.StdEncoding.DecodeString(b64); err != nil || !bytes.Equal(raw, img) {
+			t.Errorf("inline.base64 is not the artifact (%v)", err)
+		}
+		if uri, _ := inline["dataUri"].(string); uri != "data:image/jpeg;base64,"+b64 {
+			t.Errorf("inline.dataUri = %.40q…", uri)
+		}
+	})
+
+	t.Run("full page, element and mobile", func(t *testing.T) {
+		for _, tc := range []struct {
+			body        map[string]any
+			format      string
+			w, h        int
+			selectorHit any
+		}{
+			{map[string]any{"fullPage": true}, "png", 1366, 2000, nil},
+			{map[string]any{"selector": "#box", "type": "png"}, "png", 120, 80, true},
+			{map[string]any{"selector": "#nothing", "fallbackToFullPage": true}, "png", 1366, 2000, false},
+			{map[string]any{"device": "mobile"}, "png", 1170, 2532, nil},
+			{map[string]any{"pageHeight": 1000, "scaleFactor": 0.5}, "png", 683, 500, nil},
+		} {
+			tc.body["url"] = site.url("/")
+			meta, data := api.Post(t, "/screenshot", tc.body).WantSuccess(t)
+			format, w, h := imageSize(t, fetchArtifact(t, api, data, "image/png"))
+			if format != tc.format || w != tc.w || h != tc.h {
+				t.Errorf("%v: %d×%d %s, want %d×%d %s", tc.body, w, h, format, tc.w, tc.h, tc.format)
+			}
+			if tc.selectorHit != nil && meta["selectorFound"] != tc.selectorHit {
+				t.Errorf("%v: meta.selectorFound = %v, want %v", tc.body, meta["selectorFound"], tc.selectorHit)
+			}
+		}
+	})
+
+	t.Run("invalid parameters", func(t *testing.T) {
+		for _, body := range []map[string]any{
+			{"viewportWidth": 100}, {"viewportHeight": 5000}, {"pageHeight": 50}, {"quality": 5},
+			{"scaleFactor": 4}, {"delay": 11}, {"delay": -1}, {"type": "gif"}, {"theme": "sepia"},
+			{"device": "tablet"}, {"unknown": true}, {"fullPage": "yes"}, {"selector": "#nothing"},
+			{"selector": "div[["},
+		} {
+			body["url"] = site.url("/")
+			api.Post(t, "/screenshot", body).WantError(t, http.StatusBadRequest, sitediag.CodeInvalidParameters)
+		}
+	})
+
+	t.Run("error codes", func(t *testing.T) {
+		api.Post(t, "/screenshot", map[string]any{"url": "ftp://site.test/"}).WantError(t, http.StatusBadRequest, sitediag.CodeInvalidURL)
+		api.Post(t, "/screenshot", map[string]any{"url": site.url("/"), "proxyCountry": "zz"}).
+			WantError(t, http.StatusBadRequest, sitediag.CodeProxyCountryUnsupported)
+		api.Post(t, "/screenshot", map[string]any{"url": "http://127.0.0.2/"}).WantError(t, http.StatusForbidden, sitediag.CodeTargetNotAllowed)
+		api.Post(t, "/screenshot", map[string]any{"url": "http://missing.test/"}).
+			WantError(t, http.StatusUnprocessableEntity, sitediag.CodeUnableToConnect)
+	})
+
+	t.Run("browser crash", func(t *testing.T) {
+		site.handle("/hang", func(w http.ResponseWriter, r *http.Request) {
+			killBrowser(t)
+			<-r.Context().Done()
+		})
+		api.Post(t, "/screenshot", map[string]any{"url": site.url("/hang")}).
+			WantError(t, http.StatusInternalServerError, sitediag.CodeScreenshotFailed)
+		api.Post(t, "/screenshot", map[string]any{"url": site.url("/")}).WantSuccess(t)
+	})
+}
+
+// mediaBox returns the first page's size in points.
+func mediaBox(t *testing.T, pdf []byte) (float64, float64) {
+	t.Helper()
+	m := regexp.MustCompile(`/MediaBox\s*\[\s*0\s+0\s+([\d.]+)\s+([\d.]+)\s*\]`).FindSubmatch(pdf)
+	if m == nil {
+		t.Fatalf("no MediaBox in the PDF (%d bytes)", len(pdf))
+	}
+	w, _ := strconv.ParseFloat(string(m[1]), 64)
+	h, _ := strconv.ParseFloat(string(m[2]), 64)
+	return w, h
+}
+
+func TestURL2PDFAPI(t *testing.T) {
+	needChromium(t)
+	api := apitest.New(t, apitest.Options{})
+	site := startPages(t, api)
+	const mm = 72 / 25.4
+
+	t.Run("envelope and paper", func(t *testing.T) {
+		for _, tc := range []struct {
+			body map[string]any
+			meta map[string]any
+			w, h float64
+		}{
+			{
+				map[string]any{},
+				map[string]any{"format": "a4", "orientation": "portrait", "scale": 1, "device": "desktop",
+					"margin": map[string]any{"top": 10, "bottom": 10, "right": 10, "left": 10}},
+				210 * mm, 297 * mm,
+			},
+			{
+				map[string]any{"format": "a4", "orientation": "landscape", "margin": map[string]any{"top": 5}, "scale": 1.5},
+				map[string]any{"format": "a4", "orientation": "landscape", "scale": 1.5,
+					"margin": map[string]any{"top": 5, "bottom": 10, "right": 10, "left": 10}},
+				297 * mm, 210 * mm,
+			},
+			{
+				map[string]any{"format": "letter", "scale": 0.05, "addTimestamp": true, "hideCookie": true, "device": "mobile"},
+				map[string]any{"format": "letter", "scale": 0.1, "addTimestamp": true, "hideCookie": true, "device": "mobile"},
+				612, 792,
+			},
+		} {
+			tc.body["url"] = site.url("/")
+			meta, data := api.Post(t, "/url2pdf", tc.body).WantSuccess(t)
+			tc.meta["url"] = site.url("/")
+			wantMeta(t, meta, tc.meta)
+			pdf := fetchArtifact(t, api, data, "application/pdf")
+			if w, h := mediaBox(t, pdf); math.Abs(w-tc.w) > 1 || math.Abs(h-tc.h) > 1 {
+				t.Errorf("%v: page is %.1f×%.1f pt, want %.1f×%.1f", tc.body, w, h, tc.w, tc.h)
+			}
+		}
+	})
+
+	t.Run("invalid parameters", func(t *testing.T) {
+		for _, body := range []map[string]any{
+			{"format": "b5"}, {"orientation": "sideways"}, {"scale": 0}, {"scale": 2.5}, {"scale": -1},
+			{"margin": map[string]any{"top": -1}}, {"margin": map[string]any{"left": 150, "right": 150}},
+			{"margin": map[string]any{"middle": 1}}, {"device": "watch"},
+		} {
+			body["url"] = site.url("/")
+			api.Post(t, "/url2pdf", body).WantError(t, http.StatusBadRequest, sitediag.CodeInvalidParameters)
+		}
+	})
+
+	t.Run("error codes", func(t *testing.T) {
+		api.Post(t, "/url2pdf", map[string]any{"url": "not a url"}).WantError(t, http.StatusBadRequest, sitediag.CodeInvalidURL)
+		api.Post(t, "/url2pdf", map[string]any{"url": site.url("/"), "proxyCountry": "zz"}).
+			WantError(t, http.StatusBadRequest, sitediag.CodeProxyCountryUnsupported)
+		api.Post(t, "/url2pdf", map[string]any{"url": "http://10.1.2.3/"}).WantError(t, http.StatusForbidden, sitediag.CodeTargetNotAllowed)
+		api.Post(t, "/url2pdf", map[string]any{"url": "http://missing.test/"}).
+			WantError(t, http.StatusUnprocessableEntity, sitediag.CodeUnableToConnect)
+	})
+
+	t.Run("browser crash", func(t *testing.T) {
+		site.handle("/hang", func(w http.ResponseWriter, r *http.Request) {
+			killBrowser(t)
+			<-r.Context().Done()
+		})
+		api.Post(t, "/url2pdf", map[string]any{"url": site.url("/hang")}).
+			WantError(t, http.StatusInternalServerError, sitediag.CodePDFConversionFailed)
+	})
+}
+
+func TestBrowserBusy(t *testing.T) {
+	needChromium(t)
+	api := apitest.New(t, apitest.Options{Config: sitediag.Config{MaxBrowserJobs: 1, MaxBrowserQueue: -1}})
+	site := startPages(t, api)
+	arrived, release := make(chan struct{}), make(chan struct{})
+	site.handle("/slow", func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		<-release
+		io.WriteString(w, "<!doctype html><p>slow")
+	})
+	done := make(chan *apitest.Response)
+	go func() { done <- api.Post(t, "/url2pdf", map[string]any{"url": site.url("/slow")}) }()
+	<-arrived
+	for _, path := range []string{"/screenshot", "/url2pdf"} {
+		resp := api.Post(t, path, map[string]any{"url": site.url("/")})
+		resp.WantError(t, http.StatusServiceUnavailable, sitediag.CodeBusy)
+		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err != nil || s < 1 {
+			t.Errorf("%s: Retry-After %q, want whole seconds ≥ 1", path, resp.Header.Get("Retry-After"))
+		}
+	}
+	close(release)
+	(<-done).WantSuccess(t)
+}
+
+func TestBrowserUnavailable(t *testing.T) {
+	api := apitest.New(t, apitest.Options{Config: sitediag.Config{ChromePath: "/nonexistent/chromium"}})
+	for _, path := range []string{"/screenshot", "/url2pdf"} {
+		api.Post(t, path, map[string]any{"url": "http://site.test/"}).
+			WantError(t, http.StatusServiceUnavailable, sitediag.CodeBrowserUnavailable)
+	}
+	resp := api.Do(t, http.MethodGet, "/health/service", nil, map[string]string{"x-api-key": apitest.Key})
+	services, _ := resp.Envelope["services"].([]any)
+	found := false
+	for _, s := range services {
+		svc, _ := s.(map[string]any)
+		if svc["name"] == "browser" {
+			found = true
+			if svc["status"] != "down" || !strings.Contains(fmt.Sprint(svc["message"]), "not found") {
+				t.Errorf("browser service is %v, want down, not found", svc)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no browser service in %s", resp.Body)
+	}
+}
+
+func TestBrowserHealthy(t *testing.T) {
+	needChromium(t)
+	api := apitest.New(t, apitest.Options{})
+	resp := api.Do(t, http.MethodGet, "/health/service", nil, map[string]string{"x-api-key": apitest.Key})
+	if !strings.Contains(string(resp.Body), `"name":"browser","status":"healthy"`) {
+		t.Errorf("health: %s, want the browser healthy", resp.Body)
+	}
+}
+

@@ -1,0 +1,87 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/sitediag/sitediag"
+)
+
+type url2PDFRequest struct {
+	URL          string `json:"url"`
+	Device       string `json:"device"`
+	ProxyCountry string `json:"proxyCountry"`
+	Format       string `json:"format"`
+	Orientation  string `json:"orientation"`
+	Margin       *struct {
+		Top    *float64 `json:"top"`
+		Bottom *float64 `json:"bottom"`
+		Right  *float64 `json:"right"`
+		Left   *float64 `json:"left"`
+	} `json:"margin"`
+	Scale        *float64 `json:"scale"`
+	HideCookie   bool     `json:"hideCookie"`
+	SkipCaptcha  bool     `json:"skipCaptcha"`
+	AddTimestamp bool     `json:"addTimestamp"`
+}
+
+type url2PDFMeta struct {
+	URL             string             `json:"url"`
+	RedirectedURL   string             `json:"redirectedURL"`
+	Device          string             `json:"device"`
+	Format          string             `json:"format"`
+	Orientation     string             `json:"orientation"`
+	Scale           float64            `json:"scale"`
+	Margin          sitediag.PDFMargin `json:"margin"`
+	ProxyCountry    string             `json:"proxyCountry,omitempty"`
+	HideCookie      bool               `json:"hideCookie"`
+	SkipCaptcha     bool               `json:"skipCaptcha"`
+	AddTimestamp    bool               `json:"addTimestamp"`
+	BlockedRequests int                `json:"blockedRequests"`
+	Test            testRecord         `json:"test"`
+}
+
+func (h *Handler) url2PDF(ctx context.Context, req *url2PDFRequest, test testRecord) (*response, error) {
+	opts := sitediag.URL2PDFOptions{
+		Device:            req.Device,
+		ProxyCountry:      req.ProxyCountry,
+		Format:            req.Format,
+		Orientation:       req.Orientation,
+		HideCookieBanners: req.HideCookie,
+		SkipCaptcha:       req.SkipCaptcha,
+		AddTimestamp:      req.AddTimestamp,
+	}
+	if req.Scale != nil {
+		// An explicit 0 is out of range; only an absent scale means 1.
+		if *req.Scale <= 0 {
+			return nil, sitediag.InvalidParameter("scale", "must be greater than 0 and at most 2")
+		}
+		opts.Scale = *req.Scale
+	}
+	if m := req.Margin; m != nil {
+		side := func(v *float64) float64 {
+			if v == nil {
+				return sitediag.DefaultPDFMargin
+			}
+			return *v
+		}
+		opts.Margin = &sitediag.PDFMargin{Top: side(m.Top), Bottom: side(m.Bottom), Right: side(m.Right), Left: side(m.Left)}
+	}
+	res, err := h.client.URL2PDF(ctx, req.URL, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	link, err := h.storeArtifact(ctx, "pdf", res.Body)
+	if err != nil {
+		return nil, err
+	}
+	return &response{
+		Meta: url2PDFMeta{
+			URL: res.URL, RedirectedURL: res.RedirectedURL, Device: res.Device, Format: res.Format,
+			Orientation: res.Orientation, Scale: res.Scale, Margin: res.Margin, ProxyCountry: res.ProxyCountry,
+			HideCookie: res.HideCookie, SkipCaptcha: res.SkipCaptcha, AddTimestamp: res.AddTimestamp,
+			BlockedRequests: res.BlockedRequests, Test: test,
+		},
+		Data: link,
+	}, nil
+}
