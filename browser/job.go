@@ -21,8 +21,8 @@ const (
 	loadWait      = 30 * time.Second       // for the load event
 	idleWait      = 3 * time.Second        // then for the network to go quiet,
 	quietPeriod   = 100 * time.Millisecond // that is without a request for this long
-	docEventsWait = 2 * time.Second  // for a failed navigation's events
-	closeTimeout  = 5 * time.Second  // for releasing a job's context
+	docEventsWait = 2 * time.Second        // for a failed navigation's events
+	closeTimeout  = 5 * time.Second        // for releasing a job's context
 )
 
 // JobOptions shape a job's browser context and page. The zero value is a

@@ -365,4 +365,3 @@ func TestBrowserHealthy(t *testing.T) {
 		t.Errorf("health: %s, want the browser healthy", resp.Body)
 	}
 }
-
