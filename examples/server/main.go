@@ -98,6 +98,8 @@ func (s *settings) clientConfig() (sitediag.Config, error) {
 		cfg.AllowNetworks = append(cfg.AllowNetworks, p)
 	}
 	cfg.DNSServers = splitList(s.dnsServers)
+	cfg.ChromePath = s.chromePath
+	cfg.BrowserURL = s.browserURL
 	for _, item := range splitList(s.proxies) {
 		country, raw, ok := strings.Cut(item, "=")
 		u, err := url.Parse(strings.TrimSpace(raw))
