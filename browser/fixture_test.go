@@ -233,13 +233,27 @@ func listenForbidden(t *testing.T) *forbidden {
 	return f
 }
 
-// processesOf lists the live processes carrying a browser's marker.
-func processesOf(marker string) []int { return marked(marker) }
+// processesOf lists a browser's live processes: its process group and
+// the strays carrying its marker.
+func processesOf(p *Process) []int {
+	out := marked(p.marker)
+	for _, pid := range procs() {
+		if pid.pgrp == p.pid && pid.state != "Z" {
+			out = append(out, pid.pid)
+		}
+	}
+	return out
+}
 
-// children lists this process's child processes, zombies included.
-func children() []int {
+// proc is a process as /proc/<pid>/stat shows it.
+type proc struct {
+	pid, ppid, pgrp int
+	state           string
+}
+
+func procs() []proc {
 	entries, _ := os.ReadDir("/proc")
-	var out []int
+	var out []proc
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -249,11 +263,24 @@ func children() []int {
 		if err != nil {
 			continue
 		}
-		// pid (comm) state ppid …; comm may hold spaces, so cut at ')'.
-		rest := stat[bytes.LastIndexByte(stat, ')')+2:]
-		fields := strings.Fields(string(rest))
-		if len(fields) > 1 && fields[1] == strconv.Itoa(os.Getpid()) {
-			out = append(out, pid)
+		// pid (comm) state ppid pgrp …; comm may hold spaces, so cut at ')'.
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+2:]))
+		if len(fields) < 3 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(fields[1])
+		pgrp, _ := strconv.Atoi(fields[2])
+		out = append(out, proc{pid: pid, ppid: ppid, pgrp: pgrp, state: fields[0]})
+	}
+	return out
+}
+
+// children lists this process's child processes, zombies included.
+func children() []int {
+	var out []int
+	for _, p := range procs() {
+		if p.ppid == os.Getpid() {
+			out = append(out, p.pid)
 		}
 	}
 	return out

@@ -20,7 +20,7 @@ import (
 const (
 	loadWait      = 30 * time.Second       // for the load event
 	idleWait      = 3 * time.Second        // then for the network to go quiet,
-	quietPeriod   = 100 * time.Millisecond // that is without a request for this long
+	quietPeriod   = 50 * time.Millisecond  // that is without a request for this long
 	docEventsWait = 2 * time.Second        // for a failed navigation's events
 	closeTimeout  = 5 * time.Second        // for releasing a job's context
 )
@@ -214,7 +214,7 @@ func (j *Job) loop(events <-chan *rod.Message) {
 			}
 		case "Network.requestWillBeSent":
 			var e proto.NetworkRequestWillBeSent
-			if load(msg, &e) && !strings.HasPrefix(e.Request.URL, "data:") {
+			if load(msg, &e) && !strings.HasPrefix(e.Request.URL, "data:") && !strings.HasSuffix(e.Request.URL, "/favicon.ico") {
 				j.state.update(func(s *pageData) {
 					s.inflight[e.RequestID] = true
 					s.activity = time.Now()

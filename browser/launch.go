@@ -181,7 +181,12 @@ func leaklessCommand(l *leakless.Launcher, path string, args []string) (cmd *exe
 //   - --block-new-web-contents (no pop-ups), --ignore-certificate-errors
 //     (a diagnosis reports on bad certificates rather than stopping);
 //   - background networking, component updates, sync, extensions and
-//     first-run tasks off; --no-sandbox when running as root.
+//     first-run tasks off; --no-sandbox when running as root;
+//   - the omnibox pop-up WebUIs and the spare renderer off, so that a job
+//     costs one renderer process, not three.
+//
+// Both spellings of the WebRTC switch are passed: Chromium 156 reads
+// --webrtc-ip-handling-policy, older builds the --force- form.
 func Flags(proxyURL, dir string) []string {
 	proxyHost := proxyURL
 	if u, err := url.Parse(proxyURL); err == nil && u.Hostname() != "" {
@@ -207,7 +212,7 @@ func Flags(proxyURL, dir string) []string {
 		"--disable-default-apps",
 		"--disable-domain-reliability",
 		"--disable-client-side-phishing-detection",
-		"--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider",
+		"--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,WebUIOmniboxPopup,WebUIOmniboxAimPopup,SpareRendererForSitePerProcess",
 		"--metrics-recording-only",
 		"--no-first-run",
 		"--no-default-browser-check",
@@ -276,8 +281,10 @@ func sweep(marker string) {
 }
 
 // marked returns the live processes whose environment carries the
-// browser instance marker (zombies have no environment and are not
-// listed).
+// browser instance marker: those that left the process group, such as
+// crash handlers. (Zombies have no environment and are not listed; the
+// browser's own children rewrite their command line over their
+// environment, so the process group is what finds them.)
 func marked(marker string) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {

@@ -39,7 +39,7 @@ func waitFor(d time.Duration, cond func() bool) bool {
 func leftovers(procs []*Process) string {
 	var out []string
 	for _, p := range procs {
-		if pids := processesOf(p.marker); len(pids) > 0 {
+		if pids := processesOf(p); len(pids) > 0 {
 			out = append(out, "live processes")
 		}
 		if _, err := os.Stat(p.dir); err == nil {

@@ -1,0 +1,301 @@
+// Command browserbench times /screenshot and /url2pdf through the HTTP
+// API on a warm browser beside a cold `chromium --headless --screenshot`
+// and `--print-to-pdf` of the same local page, and measures the memory
+// (PSS) of the browser's processes while 8 jobs run at once. It runs
+// bench/browser.sh; nothing leaves the machine. Timings are reported, never
+// judged.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/browser"
+	"github.com/sitediag/sitediag/httpapi"
+)
+
+const key = "bench-key"
+
+// page is a modest document: text, styles, an inline SVG and a few local
+// images.
+const page = `<!doctype html><html><head><title>Bench</title><style>
+body { font: 16px/1.5 sans-serif; margin: 0 auto; max-width: 960px; padding: 24px }
+.card { border: 1px solid #ccc; border-radius: 8px; padding: 16px; margin: 16px 0 }
+</style></head><body><h1>Benchmark page</h1>
+<svg width="200" height="80"><rect width="200" height="80" fill="#036"/><text x="20" y="50" fill="#fff">sitediag</text></svg>
+%s
+</body></html>`
+
+func main() {
+	runs := flag.Int("n", 10, "timed runs of each kind")
+	concurrent := flag.Int("concurrency", 8, "jobs at once for the memory measurement")
+	flag.Parse()
+	log.SetFlags(0)
+	if err := run(*runs, *concurrent); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(runs, concurrent int) error {
+	chrome, err := browser.Find(os.Getenv("SITEDIAG_CHROME_PATH"))
+	if err != nil {
+		return err
+	}
+	var cards strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&cards, `<div class="card"><h2>Section %d</h2><img src="/img.svg?%d" width="120" height="60">
+<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore.</p></div>`, i, i)
+	}
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/img.svg") {
+			w.Header().Set("Content-Type", "image/svg+xml")
+			io.WriteString(w, `<svg xmlns="http://www.w3.org/2000/svg" width="120" height="60"><rect width="120" height="60" fill="#c60"/></svg>`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, page, cards.String())
+	}))
+	defer site.Close()
+
+	client, err := sitediag.New(sitediag.Config{
+		AllowNetworks:  []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+		ChromePath:     chrome,
+		MaxBrowserJobs: concurrent,
+	})
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	dir, err := os.MkdirTemp("", "browserbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	store, err := httpapi.NewLocalStore(filepath.Join(dir, "artifacts"), 0)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	api := httptest.NewServer(httpapi.New(client, httpapi.Options{
+		APIKeys: []string{key}, RateLimit: -1, Artifacts: store,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}))
+	defer api.Close()
+
+	fmt.Printf("chromium: %s\npage: %s\nruns: %d each (medians)\n\n", chrome, site.URL, runs)
+	// Warm the browser up: the API keeps one running.
+	if _, err := post(api.URL, "/screenshot", map[string]any{"url": site.URL}); err != nil {
+		return err
+	}
+	ours := map[string][]time.Duration{}
+	for _, op := range []string{"/screenshot", "/url2pdf"} {
+		for range runs {
+			d, err := post(api.URL, op, map[string]any{"url": site.URL})
+			if err != nil {
+				return err
+			}
+			ours[op] = append(ours[op], d)
+		}
+	}
+	cold := map[string][]time.Duration{}
+	for _, tc := range []struct{ op, flag string }{
+		{"/screenshot", "--screenshot=" + filepath.Join(dir, "cold.png")},
+		{"/url2pdf", "--print-to-pdf=" + filepath.Join(dir, "cold.pdf")},
+	} {
+		for range runs {
+			d, err := coldRun(chrome, dir, tc.flag, site.URL)
+			if err != nil {
+				return err
+			}
+			cold[tc.op] = append(cold[tc.op], d)
+		}
+	}
+	fmt.Printf("%-12s %14s %22s %8s\n", "operation", "sitediag API", "cold chromium CLI", "ratio")
+	for _, op := range []string{"/screenshot", "/url2pdf"} {
+		a, b := median(ours[op]), median(cold[op])
+		fmt.Printf("%-12s %11.0f ms %19.0f ms %7.2fx\n", op, ms(a), ms(b), a.Seconds()/b.Seconds())
+	}
+
+	peak, procs, err := memory(api.URL, site.URL, concurrent)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\nbrowser memory with %d concurrent /screenshot jobs: peak PSS %.0f MB over %d processes\n",
+		concurrent, float64(peak)/1024, procs)
+	return nil
+}
+
+// post sends one API request and returns how long it took.
+func post(base, op string, body map[string]any) (time.Duration, error) {
+	data, _ := json.Marshal(body)
+	req, _ := http.NewRequest(http.MethodPost, base+op, bytes.NewReader(data))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("x-api-key", key)
+	start := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("%s: %d %s", op, resp.StatusCode, out)
+	}
+	return time.Since(start), nil
+}
+
+// coldRun runs one headless Chromium from scratch with a fresh profile.
+func coldRun(chrome, dir, outFlag, target string) (time.Duration, error) {
+	profile, err := os.MkdirTemp(dir, "profile-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(profile)
+	args := []string{"--headless", "--user-data-dir=" + profile, "--window-size=1366,768", "--hide-scrollbars",
+		"--no-first-run", "--disable-extensions", outFlag, target}
+	if os.Geteuid() == 0 {
+		args = append([]string{"--no-sandbox"}, args...)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	start := time.Now()
+	if out, err := exec.CommandContext(ctx, chrome, args...).CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("cold chromium: %v: %s", err, out)
+	}
+	return time.Since(start), nil
+}
+
+// memory runs n screenshot jobs at once, each waiting 3 s on the page,
+// and samples the PSS of this process's descendants (the browser's
+// process tree and its leakless guard) plus the strays carrying the same
+// browser marker, keeping the peak, in kB.
+func memory(base, target string, n int) (peak int, procs int, err error) {
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for range n {
+		wg.Go(func() {
+			if _, err := post(base, "/screenshot", map[string]any{"url": target, "delay": 3, "fullPage": true}); err != nil {
+				errs <- err
+			}
+		})
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			close(errs)
+			return peak, procs, <-errs
+		case <-tick.C:
+			pss, count := browserPSS()
+			if pss > peak {
+				peak, procs = pss, count
+			}
+		}
+	}
+}
+
+// browserPSS sums Pss over the browser's processes: this process's
+// descendants and any process carrying the same browser marker.
+func browserPSS() (kb, count int) {
+	parents := map[int]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+2:]))
+		if len(fields) > 1 {
+			parents[pid], _ = strconv.Atoi(fields[1])
+		}
+	}
+	self := os.Getpid()
+	ours := map[int]bool{}
+	markers := map[string]bool{}
+	for pid := range parents {
+		for p := parents[pid]; p > 1; p = parents[p] {
+			if p == self {
+				ours[pid] = true
+				if m := marker(pid); m != "" {
+					markers[m] = true
+				}
+				break
+			}
+		}
+	}
+	for pid := range parents {
+		if m := marker(pid); m != "" && markers[m] {
+			ours[pid] = true
+		}
+	}
+	for pid := range ours {
+		if v := pss(pid); v > 0 {
+			kb += v
+			count++
+		}
+	}
+	return kb, count
+}
+
+func marker(pid int) string {
+	env, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
+	if err != nil {
+		return ""
+	}
+	for _, kv := range bytes.Split(env, []byte{0}) {
+		if v, ok := bytes.CutPrefix(kv, []byte("SITEDIAG_BROWSER_INSTANCE=")); ok {
+			return string(v)
+		}
+	}
+	return ""
+}
+
+func pss(pid int) int {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "smaps_rollup"))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "Pss:"); ok {
+			v, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
+			return v
+		}
+	}
+	return 0
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
