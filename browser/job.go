@@ -18,11 +18,11 @@ import (
 
 // Waits while a page loads. Each is capped by the job's deadline too.
 const (
-	loadWait      = 30 * time.Second       // for the load event
-	idleWait      = 3 * time.Second        // then for the network to go quiet,
-	quietPeriod   = 50 * time.Millisecond  // that is without a request for this long
-	docEventsWait = 2 * time.Second        // for a failed navigation's events
-	closeTimeout  = 5 * time.Second        // for releasing a job's context
+	loadWait      = 30 * time.Second      // for the load event
+	idleWait      = 3 * time.Second       // then for the network to go quiet,
+	quietPeriod   = 50 * time.Millisecond // that is without a request for this long
+	docEventsWait = 2 * time.Second       // for a failed navigation's events
+	closeTimeout  = 5 * time.Second       // for releasing a job's context
 )
 
 // JobOptions shape a job's browser context and page. The zero value is a
