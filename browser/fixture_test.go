@@ -11,9 +11,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -24,6 +22,7 @@ import (
 	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/dnstest"
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/procs"
 	"github.com/sitediag/sitediag/internal/testenv"
 )
 
@@ -237,50 +236,9 @@ func listenForbidden(t *testing.T) *forbidden {
 // the strays carrying its marker.
 func processesOf(p *Process) []int {
 	out := marked(p.marker)
-	for _, pid := range procs() {
-		if pid.pgrp == p.pid && pid.state != "Z" {
-			out = append(out, pid.pid)
-		}
-	}
-	return out
-}
-
-// proc is a process as /proc/<pid>/stat shows it.
-type proc struct {
-	pid, ppid, pgrp int
-	state           string
-}
-
-func procs() []proc {
-	entries, _ := os.ReadDir("/proc")
-	var out []proc
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp …; comm may hold spaces, so cut at ')'.
-		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+2:]))
-		if len(fields) < 3 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(fields[1])
-		pgrp, _ := strconv.Atoi(fields[2])
-		out = append(out, proc{pid: pid, ppid: ppid, pgrp: pgrp, state: fields[0]})
-	}
-	return out
-}
-
-// children lists this process's child processes, zombies included.
-func children() []int {
-	var out []int
-	for _, p := range procs() {
-		if p.ppid == os.Getpid() {
-			out = append(out, p.pid)
+	for _, q := range procs.List() {
+		if q.PGID == p.pid && q.State != "Z" {
+			out = append(out, q.PID)
 		}
 	}
 	return out

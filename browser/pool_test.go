@@ -17,6 +17,7 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/procs"
 )
 
 // instanceOf returns the browser a job runs on.
@@ -36,9 +37,9 @@ func waitFor(d time.Duration, cond func() bool) bool {
 
 // leftovers describes what a closed browser left: live processes, child
 // processes of this one, its temporary directory.
-func leftovers(procs []*Process) string {
+func leftovers(browsers []*Process) string {
 	var out []string
-	for _, p := range procs {
+	for _, p := range browsers {
 		if pids := processesOf(p); len(pids) > 0 {
 			out = append(out, "live processes")
 		}
@@ -46,7 +47,7 @@ func leftovers(procs []*Process) string {
 			out = append(out, "temporary directory "+p.dir)
 		}
 	}
-	if kids := children(); len(kids) > 0 {
+	if kids := procs.ChildrenOf(os.Getpid()); len(kids) > 0 {
 		out = append(out, "child processes")
 	}
 	return strings.Join(out, ", ")

@@ -12,8 +12,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -24,6 +24,7 @@ import (
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/internal/apitest"
+	"github.com/sitediag/sitediag/internal/procs"
 	"github.com/sitediag/sitediag/internal/testenv"
 )
 
@@ -112,31 +113,11 @@ func wantMeta(t *testing.T, meta map[string]any, want map[string]any) {
 // started (children of its leakless guards), by PID.
 func killBrowser(t *testing.T) {
 	t.Helper()
-	for _, guard := range childrenOf(os.Getpid()) {
-		for _, pid := range childrenOf(guard) {
+	for _, guard := range procs.ChildrenOf(os.Getpid()) {
+		for _, pid := range procs.ChildrenOf(guard) {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
-}
-
-func childrenOf(parent int) []int {
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+2:]))
-		if len(fields) > 1 && fields[1] == strconv.Itoa(parent) {
-			out = append(out, pid)
-		}
-	}
-	return out
 }
 
 func TestScreenshotAPI(t *testing.T) {
@@ -207,24 +188,6 @@ func TestScreenshotAPI(t *testing.T) {
 		}
 	})
 
-	t.Run("error codes", func(t *testing.T) {
-		api.Post(t, "/screenshot", map[string]any{"url": "ftp://site.test/"}).WantError(t, http.StatusBadRequest, sitediag.CodeInvalidURL)
-		api.Post(t, "/screenshot", map[string]any{"url": site.url("/"), "proxyCountry": "zz"}).
-			WantError(t, http.StatusBadRequest, sitediag.CodeProxyCountryUnsupported)
-		api.Post(t, "/screenshot", map[string]any{"url": "http://127.0.0.2/"}).WantError(t, http.StatusForbidden, sitediag.CodeTargetNotAllowed)
-		api.Post(t, "/screenshot", map[string]any{"url": "http://missing.test/"}).
-			WantError(t, http.StatusUnprocessableEntity, sitediag.CodeUnableToConnect)
-	})
-
-	t.Run("browser crash", func(t *testing.T) {
-		site.handle("/hang", func(w http.ResponseWriter, r *http.Request) {
-			killBrowser(t)
-			<-r.Context().Done()
-		})
-		api.Post(t, "/screenshot", map[string]any{"url": site.url("/hang")}).
-			WantError(t, http.StatusInternalServerError, sitediag.CodeScreenshotFailed)
-		api.Post(t, "/screenshot", map[string]any{"url": site.url("/")}).WantSuccess(t)
-	})
 }
 
 // mediaBox returns the first page's size in points.
@@ -291,23 +254,95 @@ func TestURL2PDFAPI(t *testing.T) {
 		}
 	})
 
-	t.Run("error codes", func(t *testing.T) {
-		api.Post(t, "/url2pdf", map[string]any{"url": "not a url"}).WantError(t, http.StatusBadRequest, sitediag.CodeInvalidURL)
-		api.Post(t, "/url2pdf", map[string]any{"url": site.url("/"), "proxyCountry": "zz"}).
-			WantError(t, http.StatusBadRequest, sitediag.CodeProxyCountryUnsupported)
-		api.Post(t, "/url2pdf", map[string]any{"url": "http://10.1.2.3/"}).WantError(t, http.StatusForbidden, sitediag.CodeTargetNotAllowed)
-		api.Post(t, "/url2pdf", map[string]any{"url": "http://missing.test/"}).
-			WantError(t, http.StatusUnprocessableEntity, sitediag.CodeUnableToConnect)
-	})
+}
 
-	t.Run("browser crash", func(t *testing.T) {
-		site.handle("/hang", func(w http.ResponseWriter, r *http.Request) {
-			killBrowser(t)
-			<-r.Context().Done()
-		})
-		api.Post(t, "/url2pdf", map[string]any{"url": site.url("/hang")}).
-			WantError(t, http.StatusInternalServerError, sitediag.CodePDFConversionFailed)
+// TestBrowserOperationErrors checks the codes both operations share, the
+// failure code of each included.
+func TestBrowserOperationErrors(t *testing.T) {
+	needChromium(t)
+	api := apitest.New(t, apitest.Options{})
+	site := startPages(t, api)
+	site.handle("/hang", func(w http.ResponseWriter, r *http.Request) {
+		killBrowser(t)
+		<-r.Context().Done()
 	})
+	for _, op := range []struct {
+		path   string
+		failed sitediag.Code
+	}{
+		{"/screenshot", sitediag.CodeScreenshotFailed},
+		{"/url2pdf", sitediag.CodePDFConversionFailed},
+	} {
+		t.Run(op.path, func(t *testing.T) {
+			for _, tc := range []struct {
+				body   map[string]any
+				status int
+				code   sitediag.Code
+			}{
+				{map[string]any{"url": "ftp://site.test/"}, http.StatusBadRequest, sitediag.CodeInvalidURL},
+				{map[string]any{"url": "not a url"}, http.StatusBadRequest, sitediag.CodeInvalidURL},
+				{map[string]any{"url": site.url("/"), "proxyCountry": "zz"}, http.StatusBadRequest, sitediag.CodeProxyCountryUnsupported},
+				{map[string]any{"url": "http://127.0.0.2/"}, http.StatusForbidden, sitediag.CodeTargetNotAllowed},
+				{map[string]any{"url": "http://10.1.2.3/"}, http.StatusForbidden, sitediag.CodeTargetNotAllowed},
+				{map[string]any{"url": "http://missing.test/"}, http.StatusUnprocessableEntity, sitediag.CodeUnableToConnect},
+				{map[string]any{"url": site.url("/hang")}, http.StatusInternalServerError, op.failed},
+			} {
+				api.Post(t, op.path, tc.body).WantError(t, tc.status, tc.code)
+			}
+			// The next job runs on a fresh browser.
+			api.Post(t, op.path, map[string]any{"url": site.url("/")}).WantSuccess(t)
+		})
+	}
+}
+
+// countryProxy is a forward proxy standing in for a country proxy: it
+// serves site.test from the fixture and counts what it was asked.
+func countryProxy(t *testing.T) (*url.URL, func() int) {
+	t.Helper()
+	var mu sync.Mutex
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n++
+		mu.Unlock()
+		out := r.Clone(r.Context())
+		out.RequestURI = ""
+		out.URL.Host = strings.Replace(out.URL.Host, "site.test", "127.0.0.1", 1)
+		resp, err := http.DefaultTransport.RoundTrip(out)
+		if err != nil {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		for k, v := range resp.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(srv.Close)
+	u, _ := url.Parse(srv.URL)
+	return u, func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return n
+	}
+}
+
+func TestBrowserThroughACountryProxy(t *testing.T) {
+	needChromium(t)
+	proxy, asked := countryProxy(t)
+	api := apitest.New(t, apitest.Options{Config: sitediag.Config{Proxies: map[string]*url.URL{"us": proxy}}})
+	site := startPages(t, api)
+	for _, path := range []string{"/screenshot", "/url2pdf"} {
+		before := asked()
+		meta, _ := api.Post(t, path, map[string]any{"url": site.url("/"), "proxyCountry": "us"}).WantSuccess(t)
+		if meta["proxyCountry"] != "us" || asked() == before {
+			t.Errorf("%s: meta.proxyCountry %v, the country proxy was asked %d times; want us and some", path, meta["proxyCountry"], asked()-before)
+		}
+	}
+	api.Post(t, "/screenshot", map[string]any{"url": "http://127.0.0.2/", "proxyCountry": "us"}).
+		WantError(t, http.StatusForbidden, sitediag.CodeTargetNotAllowed)
 }
 
 func TestBrowserBusy(t *testing.T) {

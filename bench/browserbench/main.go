@@ -30,6 +30,7 @@ import (
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/httpapi"
+	"github.com/sitediag/sitediag/internal/procs"
 )
 
 const key = "bench-key"
@@ -219,20 +220,8 @@ func memory(base, target string, n int) (peak int, procs int, err error) {
 // descendants and any process carrying the same browser marker.
 func browserPSS() (kb, count int) {
 	parents := map[int]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+2:]))
-		if len(fields) > 1 {
-			parents[pid], _ = strconv.Atoi(fields[1])
-		}
+	for _, p := range procs.List() {
+		parents[p.PID] = p.PPID
 	}
 	self := os.Getpid()
 	ours := map[int]bool{}

@@ -195,14 +195,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "only proxy requests are served here", http.StatusBadRequest)
 		return
 	}
-	host, port, err := splitTarget(r.URL.Host, r.URL.Scheme)
-	if err != nil {
-		http.Error(w, "bad target", http.StatusBadRequest)
-		return
-	}
-	t, err := p.admit(r.Context(), host, port)
-	if err != nil {
-		p.refuse(w, t, err)
+	t, ok := p.admitRequest(w, r, r.URL.Host, r.URL.Scheme)
+	if !ok {
 		return
 	}
 	r = r.WithContext(context.WithValue(r.Context(), admittedKey{}, t))
@@ -259,61 +253,66 @@ func (p *Proxy) dialAdmitted(ctx context.Context, _, addr string) (net.Conn, err
 	return p.dial(ctx, t)
 }
 
-// connect serves a CONNECT tunnel.
-func (p *Proxy) connect(w http.ResponseWriter, r *http.Request) {
-	host, port, err := splitTarget(r.Host, "")
+// admitRequest decides on the target hostport of r, answering r when it
+// is malformed or refused.
+func (p *Proxy) admitRequest(w http.ResponseWriter, r *http.Request, hostport, scheme string) (*admitted, bool) {
+	host, port, err := splitTarget(hostport, scheme)
 	if err != nil {
 		http.Error(w, "bad target", http.StatusBadRequest)
-		return
+		return nil, false
 	}
 	t, err := p.admit(r.Context(), host, port)
 	if err != nil {
 		p.refuse(w, t, err)
+		return nil, false
+	}
+	return t, true
+}
+
+// connect serves a CONNECT tunnel.
+func (p *Proxy) connect(w http.ResponseWriter, r *http.Request) {
+	t, ok := p.admitRequest(w, r, r.Host, "")
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), dialTimeout+tlsHandshakeTimeout)
-	defer cancel()
-	remote, err := p.dial(ctx, t)
-	if err != nil {
-		p.refuse(w, t, err)
-		return
-	}
-	client, buf, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		remote.Close()
-		return
-	}
-	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection Established\r\n\r\n"); err != nil {
-		client.Close()
-		remote.Close()
-		return
-	}
-	p.succeeded(t)
-	p.splice(client, buf.Reader, remote)
+	p.tunnel(w, r, t, nil, "HTTP/1.1 200 Connection Established\r\n\r\n")
 }
 
 // upgrade serves a plain-HTTP protocol upgrade (a ws:// WebSocket sent
 // in absolute form rather than through CONNECT) by sending the request to
 // the target and joining the two connections.
 func (p *Proxy) upgrade(w http.ResponseWriter, r *http.Request, t *admitted) {
+	p.tunnel(w, r, t, func(ctx context.Context, remote net.Conn) error {
+		out := r.Clone(ctx)
+		for _, h := range []string{"Proxy-Connection", "Proxy-Authorization", "Keep-Alive"} {
+			out.Header.Del(h)
+		}
+		return out.Write(remote)
+	}, "")
+}
+
+// tunnel dials t, lets prepare write to it first (when set), takes over
+// the client's connection, sends it greeting and joins the two.
+func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request, t *admitted, prepare func(context.Context, net.Conn) error, greeting string) {
 	ctx, cancel := context.WithTimeout(r.Context(), dialTimeout+tlsHandshakeTimeout)
 	defer cancel()
 	remote, err := p.dial(ctx, t)
+	if err == nil && prepare != nil {
+		if err = prepare(ctx, remote); err != nil {
+			remote.Close()
+		}
+	}
 	if err != nil {
-		p.refuse(w, t, err)
-		return
-	}
-	out := r.Clone(ctx)
-	for _, h := range []string{"Proxy-Connection", "Proxy-Authorization", "Keep-Alive"} {
-		out.Header.Del(h)
-	}
-	if err := out.Write(remote); err != nil {
-		remote.Close()
 		p.refuse(w, t, err)
 		return
 	}
 	client, buf, err := http.NewResponseController(w).Hijack()
 	if err != nil {
+		remote.Close()
+		return
+	}
+	if _, err := io.WriteString(client, greeting); err != nil {
+		client.Close()
 		remote.Close()
 		return
 	}
