@@ -262,9 +262,15 @@ func (p *Pool) instance(ctx context.Context) (*instance, error) {
 		return nil, ErrClosed
 	}
 	if in := p.cur; in != nil {
-		p.take(in)
-		p.mu.Unlock()
-		return in, nil
+		select {
+		case <-in.dead:
+			// Gone; its monitor has not caught up yet.
+			p.retireLocked(in)
+		default:
+			p.take(in)
+			p.mu.Unlock()
+			return in, nil
+		}
 	}
 	p.mu.Unlock()
 
