@@ -56,19 +56,32 @@ func TestPageLoadsCannotReachRefusedAddresses(t *testing.T) {
   } catch (e) {}
   location.hash = 'done';
 </script></body>`)
-	v, stats, err := e.load(t, page, LoadOptions{Delay: 2 * time.Second})
-	if err != nil {
-		t.Fatalf("the page itself must load: %v", err)
-	}
-	if v.Status != http.StatusOK {
-		t.Errorf("status %d, want 200", v.Status)
-	}
+	var stats Stats
+	e.do(t, JobOptions{}, func(ctx context.Context, j *Job) error {
+		v, err := j.Load(ctx, page, LoadOptions{Delay: 2 * time.Second})
+		if err != nil {
+			return fmt.Errorf("the page itself must load: %w", err)
+		}
+		if v.Status != http.StatusOK {
+			t.Errorf("status %d, want 200", v.Status)
+		}
+		shot, err := j.Screenshot(ctx, ShotOptions{})
+		if err != nil {
+			return err
+		}
+		if px := decode(t, shot.Data, "png").At(5, 5); !near(px, green) {
+			t.Errorf("pixel %v, want the page's green", px)
+		}
+		stats = j.Stats()
+		return nil
+	})
 	if n, p := f.conns.Load(), f.pkts.Load(); n != 0 || p != 0 {
 		t.Errorf("the refused listener saw %d connections and %d UDP packets, want none", n, p)
 	}
 	// img ×2, https img, iframe, stylesheet, 2 fetches, beacon, 2
 	// WebSockets, worker; [::1] is refused too but may be retried or
 	// skipped by Chromium, so count at least the others.
+	t.Logf("refused %d", stats.Refused)
 	if stats.Refused < 10 {
 		t.Errorf("the job's proxy refused %d requests, want at least 10", stats.Refused)
 	}

@@ -176,6 +176,16 @@ func TestScreenshotAPI(t *testing.T) {
 		}
 	})
 
+	t.Run("refused sub-resources are counted, not fatal", func(t *testing.T) {
+		site.handle("/leaky", func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, `<!doctype html><img src="http://127.0.0.2:8081/a.png"><img src="http://10.0.0.1/b.png">`)
+		})
+		meta, _ := api.Post(t, "/screenshot", map[string]any{"url": site.url("/leaky")}).WantSuccess(t)
+		if n, _ := meta["blockedRequests"].(float64); n != 2 {
+			t.Errorf("meta.blockedRequests = %v, want 2", meta["blockedRequests"])
+		}
+	})
+
 	t.Run("invalid parameters", func(t *testing.T) {
 		for _, body := range []map[string]any{
 			{"viewportWidth": 100}, {"viewportHeight": 5000}, {"pageHeight": 50}, {"quality": 5},
