@@ -39,7 +39,7 @@ type ScreenshotOptions struct {
 	// device pixels tall) instead of the viewport.
 	FullPage bool
 	// AllowAds loads ad and tracker hosts; by default they are refused
-	// (browser.AdHosts).
+	// (browser.IsAdHost).
 	AllowAds bool
 	// ShowCookieBanners leaves consent banners visible; by default the
 	// common platforms' are hidden and scrolling restored.

@@ -2,12 +2,12 @@ package browser
 
 import "strings"
 
-// AdHosts are the ad and tracker hosts a job with BlockAds refuses: a
+// adHosts are the ad and tracker hosts a job with BlockAds refuses: a
 // host is refused when it is one of these or a subdomain of one. It is
 // our own short list of the major networks (ad exchanges and servers,
 // tag managers, analytics and session-recording beacons, social
 // pixels), not a filter list.
-var AdHosts = []string{
+var adHosts = []string{
 	// Google ads, analytics and tag manager
 	"doubleclick.net", "googlesyndication.com", "googleadservices.com", "google-analytics.com",
 	"googletagmanager.com", "googletagservices.com", "adservice.google.com", "imasdk.googleapis.com",
@@ -37,10 +37,11 @@ var AdHosts = []string{
 	"ads.linkedin.com", "px.ads.linkedin.com", "analytics.tiktok.com", "ct.pinterest.com",
 }
 
-// IsAdHost reports whether host is on AdHosts or below one of them.
+// IsAdHost reports whether host is one of our list of the major ad and
+// tracker hosts (see adhosts.go), or below one of them.
 func IsAdHost(host string) bool {
 	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	for _, suffix := range AdHosts {
+	for _, suffix := range adHosts {
 		if host == suffix || strings.HasSuffix(host, "."+suffix) {
 			return true
 		}

@@ -5,10 +5,10 @@ import (
 	"strings"
 )
 
-// ConsentSelectors are the elements HideCookieBanners hides: the banners,
+// consentSelectors are the elements HideCookieBanners hides: the banners,
 // dialogs and overlays of OneTrust, Cookiebot, Didomi, Quantcast Choice,
 // TrustArc, Usercentrics, CookieYes, Osano, Complianz and Termly.
-var ConsentSelectors = []string{
+var consentSelectors = []string{
 	// OneTrust
 	"#onetrust-consent-sdk", "#onetrust-banner-sdk", ".onetrust-pc-dark-filter",
 	// Cookiebot
@@ -34,7 +34,7 @@ var ConsentSelectors = []string{
 }
 
 // consentCSS hides every consent element.
-var consentCSS = strings.Join(ConsentSelectors, ",\n") +
+var consentCSS = strings.Join(consentSelectors, ",\n") +
 	" { display: none !important; visibility: hidden !important; }"
 
 // consentScript runs in every new document of the job: it adds the style
@@ -56,7 +56,7 @@ var consentScript = `(() => {
 // restoreScrollJS gives scrolling back when a consent platform was found
 // on the page: they lock it while their dialog is up.
 var restoreScrollJS = `() => {
-  if (!document.querySelector(` + jsString(strings.Join(ConsentSelectors, ",")) + `)) return false;
+  if (!document.querySelector(` + jsString(strings.Join(consentSelectors, ",")) + `)) return false;
   for (const el of [document.documentElement, document.body]) {
     if (!el) continue;
     el.style.setProperty('overflow', 'auto', 'important');

@@ -44,8 +44,8 @@ type JobOptions struct {
 	// TransparentBackground makes the default page background
 	// transparent (PNG and WebP keep the alpha channel).
 	TransparentBackground bool
-	// BlockAds refuses requests to the ad and tracker hosts of AdHosts
-	// (except the host the job loads).
+	// BlockAds refuses requests to the ad and tracker hosts IsAdHost
+	// knows (except the host the job loads).
 	BlockAds bool
 	// Upstream is a proxy (a country proxy) that the job's allowed
 	// requests go through. Nil means direct.
@@ -189,7 +189,7 @@ func (j *Job) Stats() Stats {
 // bound to ctx. Everything it loads goes through the job's proxy.
 func (j *Job) Page(ctx context.Context) *rod.Page { return j.page.Context(ctx) }
 
-// blockedHost is the ad filter: a host on AdHosts, unless it is the host
+// blockedHost is the ad filter: an ad host (IsAdHost), unless it is the host
 // the job was asked to load.
 func (j *Job) blockedHost(host string) bool {
 	if exempt := j.exempt.Load(); exempt != nil && *exempt == host {
@@ -344,7 +344,7 @@ func (s *pageState) wait(ctx context.Context, d time.Duration, cond func(*pageDa
 // page to load, nothing more.
 type LoadOptions struct {
 	// HideCookieBanners hides the common consent platforms' banners and
-	// restores page scrolling (see ConsentSelectors).
+	// restores page scrolling (the platforms are listed in consent.go).
 	HideCookieBanners bool
 	// WaitForChallenge waits, for a bounded time, for a known bot
 	// challenge interstitial to clear by itself. It never solves one.
