@@ -247,7 +247,7 @@ func (p *Proxy) dial(ctx context.Context, t *admitted) (net.Conn, error) {
 // target admitted for the request, at the addresses it was checked at.
 func (p *Proxy) dialAdmitted(ctx context.Context, _, addr string) (net.Conn, error) {
 	t, ok := ctx.Value(admittedKey{}).(*admitted)
-	if !ok || hostKey(t.host, t.port) != addr {
+	if !ok || !strings.EqualFold(hostKey(t.host, t.port), addr) {
 		return nil, ErrNotAllowed
 	}
 	return p.dial(ctx, t)
