@@ -1,6 +1,7 @@
 // Package sitediag diagnoses websites, domains and hosts: whether a site
-// is up, its redirects, and (as the library grows) its DNS, TLS, ports,
-// network path and rendered pages.
+// is up, its redirects, screenshots and PDFs of the rendered page in
+// Chromium, and (as the library grows) its DNS, TLS, ports and network
+// path.
 //
 // Create a Client with New and call one method per operation:
 //
@@ -31,8 +32,11 @@
 // # Concurrency
 //
 // A Client is safe for concurrent use by multiple goroutines; each call
-// builds its own connections, so no state leaks between jobs. Close
-// releases what the client started.
+// builds its own connections, so no state leaks between jobs. The
+// browser operations share one Chromium per client, started on first
+// use, each job in its own browser context behind its own filtering
+// proxy; Config.MaxBrowserJobs bounds how many run at once. Close
+// releases what the client started, the browser included.
 package sitediag
 
 import (
