@@ -137,7 +137,28 @@ func New(t testing.TB) *Topology {
 			"net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1",
 			"net.ipv4.icmp_ratelimit=0", "net.ipv6.icmp.ratelimit=0")
 	}
+	tp.waitLinks(t)
 	return tp
+}
+
+// waitLinks waits until every veth is up with its queueing discipline
+// attached: the kernel does that up to a second after the carrier comes
+// up, and drops what is sent before.
+func (tp *Topology) waitLinks(t testing.TB) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for _, ns := range []string{tp.Client, tp.Router1, tp.Router2, tp.Target} {
+		for {
+			out := run(t, "ip", "-n", ns, "-o", "link", "show", "type", "veth")
+			if !strings.Contains(out, "qdisc noop") && strings.Count(out, "state UP") == strings.Count(out, "\n") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("netnstest: links of %s not ready: %s", ns, out)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 }
 
 // link joins nsA's ifA and nsB's ifB with a veth pair and gives each end
@@ -215,7 +236,7 @@ func (tp *Topology) Run(t testing.TB, pattern string, arg, out any) {
 // n = 4 and 16 requests, exactly 4 are lost. Needs nft.
 func (tp *Topology) DropEchoRequests(t testing.TB, n int) {
 	t.Helper()
-	tp.nft(t, tp.Router2, fmt.Sprintf(`table inet sdt {
+	tp.Nft(t, tp.Router2, fmt.Sprintf(`table inet sdt {
 	chain drops {
 		type filter hook forward priority 0; policy accept;
 		icmp type echo-request numgen inc mod %[1]d == 0 drop
@@ -229,7 +250,7 @@ func (tp *Topology) DropEchoRequests(t testing.TB, n int) {
 // nft.
 func (tp *Topology) CountArrivals(t testing.TB) func(t testing.TB) int {
 	t.Helper()
-	tp.nft(t, tp.Target, fmt.Sprintf(`table inet sdt {
+	tp.Nft(t, tp.Target, fmt.Sprintf(`table inet sdt {
 	chain arrivals {
 		type filter hook prerouting priority -300; policy accept;
 		ip saddr %s counter
@@ -250,7 +271,8 @@ func (tp *Topology) CountArrivals(t testing.TB) func(t testing.TB) int {
 
 var counterRE = regexp.MustCompile(`counter packets (\d+)`)
 
-func (tp *Topology) nft(t testing.TB, ns, ruleset string) {
+// Nft loads an nftables ruleset into namespace ns. Needs nft.
+func (tp *Topology) Nft(t testing.TB, ns, ruleset string) {
 	t.Helper()
 	_, err := exec.LookPath("nft")
 	testenv.Need(t, err == nil, "needs the nft command (nftables)")
