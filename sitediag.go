@@ -75,6 +75,18 @@ type Config struct {
 	// still resolved and checked before a request is handed to one.
 	// Empty means no country is supported.
 	Proxies map[string]*url.URL
+	// ASN finds the origin AS of an address /mtr shows, as "AS64500";
+	// an error or "" means unknown. If nil, the DNS lookup of
+	// ASNOriginZone is used; with neither, every AS is "AS???".
+	ASN func(ctx context.Context, addr netip.Addr) (string, error)
+	// ASNOriginZone is an IP-to-ASN DNS zone answering TXT records in
+	// Team Cymru's format ("64500 | 192.0.2.0/24 | ZZ | …"), such as
+	// origin.asn.cymru.com, queried through DNSServers for IPv4 hops
+	// when ASN is nil. Empty means no lookup.
+	ASNOriginZone string
+	// ASNOrigin6Zone is the same for IPv6 hops (origin6.asn.cymru.com).
+	// Empty means no lookup.
+	ASNOrigin6Zone string
 }
 
 // Client runs diagnoses. Build it with New; see the package doc for

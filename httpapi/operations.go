@@ -12,6 +12,9 @@ func (h *Handler) operations() map[string]httprouter.Handle {
 	return map[string]httprouter.Handle{
 		"/up":            operation(h, h.up),
 		"/redirectcheck": operation(h, h.redirectCheck),
+		"/openport":      operation(h, h.openPort),
+		"/ping":          operation(h, h.ping),
+		"/mtr":           operation(h, h.mtr),
 	}
 }
 
