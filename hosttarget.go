@@ -17,11 +17,15 @@ type pinnedTarget struct {
 }
 
 // parseHostTarget parses what the host-level operations (/openport,
-// /ping, /mtr) accept: a URL, a bare host or an IP literal.
-func parseHostTarget(raw string) (*target.Target, error) {
+// /ping, /mtr) accept: a URL, a bare host or an IP literal. They send
+// packets to the target itself, so a proxy country is refused.
+func parseHostTarget(raw, proxyCountry string) (*target.Target, error) {
 	t, err := target.ParseHost(raw)
 	if err != nil {
 		return nil, invalidURL(err)
+	}
+	if proxyCountry != "" {
+		return nil, InvalidParameter("proxyCountry", "this operation sends packets to the target itself, which cannot go through an HTTP proxy; leave proxyCountry out")
 	}
 	return t, nil
 }
@@ -45,13 +49,4 @@ func (c *Client) pin(ctx context.Context, t *target.Target, failed Code) (*pinne
 		return nil, notAllowed(guard.ErrNotAllowed)
 	}
 	return &pinnedTarget{Target: t, Addr: addr}, nil
-}
-
-// noProxyForPackets refuses proxyCountry on the operations that send raw
-// packets or bare TCP connects.
-func noProxyForPackets(country string) error {
-	if country == "" {
-		return nil
-	}
-	return InvalidParameter("proxyCountry", "this operation sends packets to the target itself, which cannot go through an HTTP proxy; leave proxyCountry out")
 }

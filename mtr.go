@@ -60,11 +60,8 @@ type MTRResult struct {
 // CodeTargetNotAllowed, CodeMTRFailed (the name did not resolve, no raw
 // socket permission, nothing could be sent).
 func (c *Client) MTR(ctx context.Context, rawTarget string, opts MTROptions) (*MTRResult, error) {
-	t, err := parseHostTarget(rawTarget)
+	t, err := parseHostTarget(rawTarget, opts.ProxyCountry)
 	if err != nil {
-		return nil, err
-	}
-	if err := noProxyForPackets(opts.ProxyCountry); err != nil {
 		return nil, err
 	}
 	if opts.Count < 0 || opts.Count > MaxMTRCount {

@@ -67,11 +67,8 @@ type OpenPortResult struct {
 // the offending token), CodeTargetNotAllowed, CodePortScanFailed (the
 // name did not resolve, or the scan could not run or finish).
 func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOptions) (*OpenPortResult, error) {
-	t, err := parseHostTarget(rawTarget)
+	t, err := parseHostTarget(rawTarget, opts.ProxyCountry)
 	if err != nil {
-		return nil, err
-	}
-	if err := noProxyForPackets(opts.ProxyCountry); err != nil {
 		return nil, err
 	}
 	ports, top, err := portsToScan(opts)

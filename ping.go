@@ -41,11 +41,8 @@ type PingResult struct {
 // CodeTargetNotAllowed, CodePingFailed (the name did not resolve, or no
 // request could be sent).
 func (c *Client) Ping(ctx context.Context, rawTarget string, opts PingOptions) (*PingResult, error) {
-	t, err := parseHostTarget(rawTarget)
+	t, err := parseHostTarget(rawTarget, opts.ProxyCountry)
 	if err != nil {
-		return nil, err
-	}
-	if err := noProxyForPackets(opts.ProxyCountry); err != nil {
 		return nil, err
 	}
 	if opts.Count < 0 || opts.Count > MaxPingCount {

@@ -8,50 +8,12 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/internal/apitest"
+	"github.com/sitediag/sitediag/internal/porttest"
 )
-
-// listen opens a loopback listener that runs serve on each connection,
-// counts them, and returns its port.
-func listen(t *testing.T, serve func(net.Conn)) (uint16, *atomic.Int32) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	var accepted atomic.Int32
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			go func() {
-				defer conn.Close()
-				serve(conn)
-			}()
-		}
-	}()
-	return uint16(ln.Addr().(*net.TCPAddr).Port), &accepted
-}
-
-func closedPort(t *testing.T) uint16 {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return uint16(ln.Addr().(*net.TCPAddr).Port)
-}
-
-func quiet(conn net.Conn) { conn.Read(make([]byte, 1)) }
 
 func portList(ports ...uint16) string {
 	s := make([]string, len(ports))
@@ -81,9 +43,9 @@ func numbers(t *testing.T, v any) []uint16 {
 func TestOpenPort(t *testing.T) {
 	api := apitest.New(t, apitest.Options{})
 	api.DNS.Add(t, "site.test. 60 IN A 127.0.0.1")
-	a, _ := listen(t, quiet)
-	b, _ := listen(t, quiet)
-	closed := closedPort(t)
+	a := porttest.Listen(t, porttest.Silent).Port
+	b := porttest.Listen(t, porttest.Silent).Port
+	closed := porttest.Closed(t)
 	lo, hi := min(a, b), max(a, b)
 	ranges := " " + portList(hi, closed) + " , " + strconv.Itoa(int(lo)) + "-" + strconv.Itoa(int(lo))
 
@@ -117,10 +79,10 @@ func TestOpenPort(t *testing.T) {
 
 func TestOpenPortDetectServices(t *testing.T) {
 	api := apitest.New(t, apitest.Options{})
-	ssh, _ := listen(t, func(c net.Conn) {
+	ssh := porttest.Listen(t, func(c net.Conn) {
 		c.Write([]byte("SSH-2.0-OpenSSH_9.6\r\n"))
 		bufio.NewReader(c).ReadString('\n')
-	})
+	}).Port
 	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Server", "nginx/1.27.0")
 	}))
@@ -185,12 +147,12 @@ func TestOpenPortRefusedTarget(t *testing.T) {
 	// Only a documentation range is exempt: loopback stays refused.
 	api := apitest.New(t, apitest.Options{Allow: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}})
 	api.DNS.Add(t, "inside.test. 60 IN A 127.0.0.1")
-	port, accepted := listen(t, quiet)
+	ln := porttest.Listen(t, porttest.Silent)
 	for _, target := range []string{"127.0.0.1", "inside.test", "[::1]"} {
-		resp := api.Post(t, "/openport", map[string]any{"url": target, "portRanges": portList(port)})
+		resp := api.Post(t, "/openport", map[string]any{"url": target, "portRanges": portList(ln.Port)})
 		resp.WantError(t, 403, sitediag.CodeTargetNotAllowed)
 	}
-	if n := accepted.Load(); n != 0 {
+	if n := ln.Accepted(); n != 0 {
 		t.Fatalf("the refused target accepted %d connections", n)
 	}
 }

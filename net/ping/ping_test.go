@@ -5,13 +5,13 @@ import (
 	"errors"
 	"net"
 	"net/netip"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/netnstest"
+	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/internal/testenv"
 )
 
@@ -95,30 +95,15 @@ func TestPingLoopbackICMP(t *testing.T) {
 func TestPingTCP(t *testing.T) {
 	// The fallback's ports are fixed; point it at listeners instead by
 	// wrapping the dialer: 443 is "closed", 80 goes to a live listener.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	_, portStr, _ := net.SplitHostPort(ln.Addr().String())
-	live, _ := strconv.Atoi(portStr)
-	closed := closedPort(t)
+	live := porttest.Listen(t, porttest.Hangup).Port
+	closed := porttest.Closed(t)
 	guarded := dialAllowing(netip.MustParsePrefix("127.0.0.1/32"))
 	var tried []uint16
 	dial := func(ctx context.Context, network string, addrs []netip.Addr, port uint16) (net.Conn, error) {
 		tried = append(tried, port)
 		mapped := closed
 		if port == 80 {
-			mapped = uint16(live)
+			mapped = live
 		}
 		return guarded(ctx, network, addrs, mapped)
 	}
@@ -140,7 +125,7 @@ func TestPingTCP(t *testing.T) {
 }
 
 func TestPingTCPTotalLoss(t *testing.T) {
-	closed := closedPort(t)
+	closed := porttest.Closed(t)
 	guarded := dialAllowing(netip.MustParsePrefix("127.0.0.1/32"))
 	dial := func(ctx context.Context, network string, addrs []netip.Addr, _ uint16) (net.Conn, error) {
 		return guarded(ctx, network, addrs, closed)
@@ -182,14 +167,4 @@ func TestSummarise(t *testing.T) {
 	if res.Loss != 25 || res.Min != 1 || res.Max != 3 || res.Avg != 2 || res.Latency != 2 || res.StdDev != 0.816 {
 		t.Fatalf("got %+v, want loss 25, 1/3/2, stdDev 0.816", res)
 	}
-}
-
-func closedPort(t *testing.T) uint16 {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return uint16(ln.Addr().(*net.TCPAddr).Port)
 }

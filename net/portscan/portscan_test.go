@@ -9,12 +9,12 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/porttest"
 )
 
 var loopback = netip.MustParseAddr("127.0.0.1")
@@ -25,49 +25,11 @@ func allowLoopback() DialFunc {
 	return g.DialAddrs
 }
 
-// listen opens a listener on a random loopback port that answers each
-// connection with serve, and returns its port.
-func listen(t *testing.T, serve func(net.Conn)) uint16 {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer conn.Close()
-				serve(conn)
-			}()
-		}
-	}()
-	return uint16(ln.Addr().(*net.TCPAddr).Port)
-}
-
-// closedPort returns a loopback port nothing listens on.
-func closedPort(t *testing.T) uint16 {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := uint16(ln.Addr().(*net.TCPAddr).Port)
-	ln.Close()
-	return port
-}
-
-func silent(conn net.Conn) { conn.Read(make([]byte, 1)) }
-
 func TestScanOpenAndClosed(t *testing.T) {
 	var open, closed []uint16
 	for range 5 {
-		open = append(open, listen(t, silent))
-		closed = append(closed, closedPort(t))
+		open = append(open, porttest.Listen(t, porttest.Silent).Port)
+		closed = append(closed, porttest.Closed(t))
 	}
 	ports := append(slices.Clone(closed), open...)
 	slices.Sort(ports)
@@ -85,14 +47,13 @@ func TestScanOpenAndClosed(t *testing.T) {
 }
 
 func TestScanRefusedAddress(t *testing.T) {
-	var accepted atomic.Int32
-	port := listen(t, func(net.Conn) { accepted.Add(1) })
+	ln := porttest.Listen(t, porttest.Hangup)
 	deny := guard.New(&dns.Resolver{}, guard.NewPolicy(nil)).DialAddrs
-	_, err := Scan(context.Background(), deny, loopback, []uint16{port}, Options{})
+	_, err := Scan(context.Background(), deny, loopback, []uint16{ln.Port}, Options{})
 	if !errors.Is(err, guard.ErrNotAllowed) {
 		t.Fatalf("err = %v, want guard.ErrNotAllowed", err)
 	}
-	if n := accepted.Load(); n != 0 {
+	if n := ln.Accepted(); n != 0 {
 		t.Fatalf("the refused listener accepted %d connections", n)
 	}
 }
@@ -106,7 +67,7 @@ func TestScanNoPorts(t *testing.T) {
 func TestScanCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Scan(ctx, allowLoopback(), loopback, []uint16{listen(t, silent)}, Options{})
+	_, err := Scan(ctx, allowLoopback(), loopback, []uint16{porttest.Listen(t, porttest.Silent).Port}, Options{})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -119,10 +80,10 @@ func TestDetectServices(t *testing.T) {
 			bufio.NewReader(conn).ReadString('\n')
 		}
 	}
-	ssh := listen(t, banner("SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\r\n"))
-	smtp := listen(t, banner("220 mail.site.test ESMTP Postfix 3.7.11\r\n"))
-	odd := listen(t, banner("HELLO \x01\x02from a custom daemon\r\n"))
-	quiet := listen(t, silent)
+	ssh := porttest.Listen(t, banner("SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\r\n")).Port
+	smtp := porttest.Listen(t, banner("220 mail.site.test ESMTP Postfix 3.7.11\r\n")).Port
+	odd := porttest.Listen(t, banner("HELLO \x01\x02from a custom daemon\r\n")).Port
+	quiet := porttest.Listen(t, porttest.Silent).Port
 
 	withServer := func(h http.Header) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
