@@ -11,6 +11,7 @@ while read -r cmd pkg; do
 done <<'LIST'
 ip iproute2
 nft nftables
+sysctl procps
 LIST
 
 if [ ${#need_pkgs[@]} -gt 0 ]; then
