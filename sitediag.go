@@ -75,6 +75,9 @@ type Config struct {
 	// still resolved and checked before a request is handed to one.
 	// Empty means no country is supported.
 	Proxies map[string]*url.URL
+	// Now returns the current time, against which validity periods
+	// (DNSSEC signatures) are judged. If nil, time.Now.
+	Now func() time.Time
 }
 
 // Client runs diagnoses. Build it with New; see the package doc for
@@ -99,6 +102,9 @@ func New(cfg Config) (*Client, error) {
 	cfg.DNSServers = servers
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	resolver := &dns.Resolver{Servers: servers}
 	return &Client{
