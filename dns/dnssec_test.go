@@ -56,7 +56,9 @@ func tamper(t *testing.T, z *dnstest.Zone, rtype uint16) {
 
 func TestCheckDNSSEC(t *testing.T) {
 	now := time.Now()
-	valid := func(t *testing.T, alg uint8) *dnstest.Zone { return signZone(t, alg, now.Add(-time.Hour), now.Add(24*time.Hour)) }
+	valid := func(t *testing.T, alg uint8) *dnstest.Zone {
+		return signZone(t, alg, now.Add(-time.Hour), now.Add(24*time.Hour))
+	}
 	tests := []struct {
 		name string
 		// zone builds what the server holds; ds says whether to serve

@@ -115,9 +115,9 @@ func TestLookupRecordsNoServerAnswers(t *testing.T) {
 
 func TestParseTypes(t *testing.T) {
 	tests := []struct {
-		in      []string
-		want    []string
-		bad     string
+		in        []string
+		want      []string
+		bad       string
 		duplicate bool
 	}{
 		{in: nil, want: dns.RecordTypes},
