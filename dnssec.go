@@ -29,7 +29,7 @@ type DNSSECResult struct {
 // Errors: CodeInvalidURL; CodeDNSSECTimeout (the DNS servers did not
 // answer in time); CodeDNSSECQueryFailed (a server answered SERVFAIL,
 // REFUSED or another error code, or none could be reached);
-// CodeDNSSECCheckFailed.
+// CodeDNSSECCheckFailed (ctx was cancelled, or no server is configured).
 func (c *Client) DNSSEC(ctx context.Context, target string, _ DNSSECOptions) (*DNSSECResult, error) {
 	t, err := parseHost(target)
 	if err != nil {
@@ -46,6 +46,8 @@ func (c *Client) DNSSEC(ctx context.Context, target string, _ DNSSECOptions) (*D
 		case errors.As(err, &rcodeErr):
 			return nil, newError(CodeDNSSECQueryFailed, err, "the DNS server answered %s to the %s query for %s",
 				rcodeErr.Rcode, rcodeErr.Type, rcodeErr.Name)
+		case errors.Is(err, context.Canceled):
+			return nil, newError(CodeDNSSECCheckFailed, err, "the check was cancelled")
 		case errors.Is(err, dns.ErrNoAnswer):
 			return nil, newError(CodeDNSSECQueryFailed, err, "no DNS server answered")
 		}
