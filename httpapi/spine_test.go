@@ -483,3 +483,23 @@ func TestMountedUnderPrefix(t *testing.T) {
 	}
 
 }
+
+// TestRedirectCheckHopUnreachable: a hop that gets no response is 422.
+func TestRedirectCheckHopUnreachable(t *testing.T) {
+	api := apitest.New(t, apitest.Options{})
+	api.DNS.Add(t, "site.test. 60 IN A 127.0.0.1")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, closedPort, _ := net.SplitHostPort(ln.Addr().String())
+	ln.Close()
+	port := rawServer(t, func(string) map[string]string {
+		return map[string]string{"/": redirectTo("http://site.test:" + closedPort + "/gone")}
+	})
+	resp := api.Post(t, "/redirectcheck", map[string]any{"url": "http://site.test:" + port + "/"})
+	resp.WantError(t, 422, sitediag.CodeUnableToConnect)
+	if d, _ := resp.Envelope["details"].(string); !strings.Contains(d, "connection refused") {
+		t.Errorf("details %q do not say why", d)
+	}
+}
