@@ -144,7 +144,8 @@ func normaliseProxies(in map[string]*url.URL) (map[string]*url.URL, error) {
 	return out, nil
 }
 
-// Close releases what the client started. Calls after Close fail.
+// Close releases what the client started. Do not use the client after
+// Close.
 func (c *Client) Close() error { return nil }
 
 // withTimeout applies the client's timeout when ctx has no deadline.
