@@ -154,3 +154,15 @@ func TestReverseName(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkLookupRecords(b *testing.B) {
+	s := dnstest.Start(b)
+	s.Add(b, recordsZone...)
+	r := &dns.Resolver{Servers: []string{s.Addr}}
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := r.LookupRecords(ctx, "site.test", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
