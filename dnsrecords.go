@@ -68,16 +68,6 @@ func typesError(err error) *Error {
 	return InvalidParameter("types", strconv.Quote(te.Type)+" is not one of "+strings.Join(dns.RecordTypes, ", "))
 }
 
-// parseHost parses the url field of the host-level operations: a URL, a
-// bare host or an IP literal.
-func parseHost(raw string) (*target.Target, error) {
-	t, err := target.ParseHost(raw)
-	if err != nil {
-		return nil, invalidURL(err)
-	}
-	return t, nil
-}
-
 // queryName is the DNS name the DNS operations ask about: the host, or
 // the reverse name of an IP literal.
 func queryName(t *target.Target) string {

@@ -189,6 +189,16 @@ func parseURL(raw string) (*target.Target, error) {
 	return t, nil
 }
 
+// parseHost parses the url field of the host-level operations: a URL, a
+// bare host or an IP literal.
+func parseHost(raw string) (*target.Target, error) {
+	t, err := target.ParseHost(raw)
+	if err != nil {
+		return nil, invalidURL(err)
+	}
+	return t, nil
+}
+
 func invalidURL(err error) *Error {
 	var te *target.Error
 	if errors.As(err, &te) {

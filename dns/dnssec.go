@@ -44,8 +44,6 @@ type Validation struct {
 
 // DNSSECReport is what CheckDNSSEC found for a name.
 type DNSSECReport struct {
-	// Zone is the zone the name belongs to, whose keys were checked.
-	Zone string `json:"zone"`
 	// IsEnabled: the zone serves a DNSKEY RRset with an RRSIG over it.
 	IsEnabled bool `json:"isEnabled"`
 	// DNSKEY are the zone's keys as record text without owner, TTL and
@@ -54,6 +52,8 @@ type DNSSECReport struct {
 	// RRSIG are the signatures over the DNSKEY RRset, then over the
 	// SOA RRset, in the same form ("RRSIG DNSKEY 13 2 3600 …").
 	RRSIG []string `json:"rrsig"`
+	// Zone is the zone the name belongs to, whose keys were checked.
+	Zone string `json:"zone"`
 	// Validation is the verdict.
 	Validation Validation `json:"validation"`
 }
@@ -139,8 +139,9 @@ func (r *Resolver) CheckDNSSEC(ctx context.Context, name string, now time.Time) 
 // findZone returns the apex of the zone fqdn belongs to, with the SOA
 // RRset and its RRSIGs, by asking for the SOA of fqdn and then of each
 // ancestor: the answer names the apex, or, when the name exists but has
-// no SOA and is no alias, the authority section does. The zone is "" when
-// fqdn does not exist.
+// no SOA and is no alias, the authority section does (the root zone
+// excepted). The zone is "" when fqdn does not exist, and fqdn itself
+// when no zone is found.
 func (r *Resolver) findZone(ctx context.Context, fqdn string) (string, []mdns.RR, error) {
 	for off, end := 0, false; !end; off, end = mdns.NextLabel(fqdn, off) {
 		name := fqdn[off:]
@@ -158,7 +159,7 @@ func (r *Resolver) findZone(ctx context.Context, fqdn string) (string, []mdns.RR
 			continue // an alias: its target's zone is not this name's
 		}
 		for _, rr := range resp.Ns {
-			if soa, ok := rr.(*mdns.SOA); ok && mdns.IsSubDomain(soa.Hdr.Name, name) {
+			if soa, ok := rr.(*mdns.SOA); ok && soa.Hdr.Name != "." && mdns.IsSubDomain(soa.Hdr.Name, name) {
 				return mdns.CanonicalName(soa.Hdr.Name), resp.Ns, nil
 			}
 		}

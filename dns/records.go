@@ -90,9 +90,9 @@ type SRV struct {
 
 // Records are the records of one name, by type. Only the types in Types
 // were queried; each of them that has no record is empty. Names never end
-// in a dot (the root name is "."). For an alias, A and AAAA hold the
-// addresses of the name the CNAME chain ends at, and CNAME the alias's
-// target.
+// in a dot (the root name is "."). For an alias, CNAME holds the alias's
+// target and every other type the records of the name the CNAME chain
+// ends at, as resolvers answer.
 //
 // It marshals to a JSON object keyed by the queried types (SOA is left
 // out when there is none).

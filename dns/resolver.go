@@ -39,7 +39,8 @@ var (
 // Resolver sends queries to a fixed list of servers. The zero value uses
 // the servers of /etc/resolv.conf. It is safe for concurrent use.
 type Resolver struct {
-	// Servers are host:port addresses tried in order. If empty, the
+	// Servers are host:port addresses. A query goes to the first, and
+	// to the second when the first does not answer. If empty, the
 	// nameservers of /etc/resolv.conf are used.
 	Servers []string
 	// Timeout bounds one exchange with one server over one transport
@@ -252,8 +253,9 @@ func (r *Resolver) lookupType(ctx context.Context, host string, qtype uint16) ([
 	return addrs, nil
 }
 
-// Ping asks each server for the root NS set and reports whether at least
-// one answered, with any rcode. It backs the resolver health check.
+// Ping asks the servers for the root NS set, as Exchange does, and
+// reports whether one answered, with any rcode. It backs the resolver
+// health check.
 func (r *Resolver) Ping(ctx context.Context) error {
 	msg := new(mdns.Msg)
 	msg.SetQuestion(".", mdns.TypeNS)

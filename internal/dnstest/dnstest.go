@@ -66,16 +66,11 @@ func Start(t testing.TB) *Server {
 // testing.TB.
 func Listen() (*Server, error) {
 	s := &Server{records: map[key][]mdns.RR{}}
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	pc, ln, err := listenPair()
 	if err != nil {
-		return nil, fmt.Errorf("dnstest: %w", err)
+		return nil, err
 	}
 	s.Addr = pc.LocalAddr().String()
-	ln, err := net.Listen("tcp", s.Addr)
-	if err != nil {
-		pc.Close()
-		return nil, fmt.Errorf("dnstest: %w", err)
-	}
 	mux := mdns.HandlerFunc(s.serve)
 	s.udp = &mdns.Server{PacketConn: pc, Handler: mux}
 	s.tcp = &mdns.Server{Listener: ln, Handler: mux}
@@ -87,6 +82,25 @@ func Listen() (*Server, error) {
 	go s.tcp.ActivateAndServe()
 	ready.Wait()
 	return s, nil
+}
+
+// listenPair listens on UDP and TCP with the same random loopback port.
+// The TCP port may be taken (by another connection's ephemeral port), so
+// a few ports are tried.
+func listenPair() (net.PacketConn, net.Listener, error) {
+	var err error
+	for range 20 {
+		var pc net.PacketConn
+		if pc, err = net.ListenPacket("udp", "127.0.0.1:0"); err != nil {
+			break
+		}
+		var ln net.Listener
+		if ln, err = net.Listen("tcp", pc.LocalAddr().String()); err == nil {
+			return pc, ln, nil
+		}
+		pc.Close()
+	}
+	return nil, nil, fmt.Errorf("dnstest: %w", err)
 }
 
 // Close stops the server.
