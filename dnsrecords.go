@@ -23,7 +23,7 @@ type DNSRecordsOptions struct {
 type DNSRecordsResult struct {
 	dns.Records
 	// Host is the target's host, with a port when not the default.
-	Host string
+	Host string `json:"-"`
 }
 
 // DNSRecords looks up the records of the host of target (a URL, a bare
