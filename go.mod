@@ -3,6 +3,7 @@ module github.com/sitediag/sitediag
 go 1.26.8
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/julienschmidt/httprouter v1.3.0
 	github.com/miekg/dns v1.1.73
 	github.com/prometheus-community/pro-bing v0.9.1

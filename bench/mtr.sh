@@ -7,7 +7,7 @@
 #
 #   bench/mtr.sh [runs] [target]     (defaults: 3 runs, 203.0.113.2)
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/common.bash"
 runs=${1:-3}
 target=${2:-203.0.113.2}
 [ "$(id -u)" = 0 ] || { echo "bench/mtr.sh: needs root (network namespaces, raw sockets)" >&2; exit 1; }

@@ -5,7 +5,7 @@
 #
 #   bench/portscan.sh [runs] [address]     (defaults: 5 runs, 127.0.0.2)
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/common.bash"
 runs=${1:-5}
 addr=${2:-127.0.0.2}
 need nmap nmap

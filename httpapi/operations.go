@@ -12,6 +12,8 @@ func (h *Handler) operations() map[string]httprouter.Handle {
 	return map[string]httprouter.Handle{
 		"/up":            operation(h, h.up),
 		"/redirectcheck": operation(h, h.redirectCheck),
+		"/dnsrecord":     operation(h, h.dnsRecord),
+		"/dnssec":        operation(h, h.dnssec),
 		"/openport":      operation(h, h.openPort),
 		"/ping":          operation(h, h.ping),
 		"/mtr":           operation(h, h.mtr),
