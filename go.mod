@@ -5,7 +5,9 @@ go 1.26.8
 require (
 	github.com/julienschmidt/httprouter v1.3.0
 	github.com/miekg/dns v1.1.73
+	golang.org/x/crypto v0.58.0
 	golang.org/x/net v0.62.0
+	golang.org/x/sync v0.24.0
 	golang.org/x/time v0.16.0
 )
 
