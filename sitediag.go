@@ -37,6 +37,7 @@ package sitediag
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -75,6 +76,12 @@ type Config struct {
 	// still resolved and checked before a request is handed to one.
 	// Empty means no country is supported.
 	Proxies map[string]*url.URL
+	// RootCAs are the trust anchors TLSScan verifies certificates
+	// against. If nil, the system's roots.
+	RootCAs *x509.CertPool
+	// Now is the clock validity is judged by (certificate expiry). If
+	// nil, time.Now.
+	Now func() time.Time
 }
 
 // Client runs diagnoses. Build it with New; see the package doc for
@@ -99,6 +106,9 @@ func New(cfg Config) (*Client, error) {
 	cfg.DNSServers = servers
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	resolver := &dns.Resolver{Servers: servers}
 	return &Client{

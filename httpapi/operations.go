@@ -12,6 +12,7 @@ func (h *Handler) operations() map[string]httprouter.Handle {
 	return map[string]httprouter.Handle{
 		"/up":            operation(h, h.up),
 		"/redirectcheck": operation(h, h.redirectCheck),
+		"/tlsscan":       operation(h, h.tlsScan),
 	}
 }
 
