@@ -165,8 +165,13 @@ type scanner struct {
 	opts       Options
 
 	mu         sync.Mutex
-	connectErr error // the last failed connection
-	connected  bool  // a connection succeeded
+	connectErr error    // the last failed connection
+	connected  bool     // a connection succeeded
+	versions   []uint16 // versions from SSL 3.0 up whose first hello was accepted
+
+	// detecting counts the SSL 3.0–TLS 1.3 enumerations that have not
+	// yet had their first answer.
+	detecting sync.WaitGroup
 }
 
 // Scan scans the server dial reaches. host is the name or IP literal
@@ -194,13 +199,12 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 
 	enums := make([]*enumeration, len(protocols))
 	var hs *handshake
+	var fallback *bool
+	s.detecting.Add(len(protocols) - 1) // all but SSL 2.0
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.Parallel)
-	g.Go(func() error {
-		hs = s.handshake(gctx)
-		return nil
-	})
-	for i, p := range protocols {
+	// Newest first: TLS 1.2 usually has the longest chain of probes.
+	for i, p := range slices.Backward(protocols) {
 		g.Go(func() error {
 			var err error
 			if p.version == versionSSL2 {
@@ -211,6 +215,25 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 			return err
 		})
 	}
+	// g.Go blocks while the limit is reached, so every enumeration has
+	// started before these three take a slot: the fallback probe, which
+	// waits for their first answers, cannot hold one they need.
+	g.Go(func() error {
+		hs = s.handshake(gctx)
+		return nil
+	})
+	if opts.Roots == nil {
+		g.Go(func() error {
+			x509.SystemCertPool() // loads and caches the roots while the probes run
+			return nil
+		})
+	}
+	g.Go(func() error {
+		s.detecting.Wait()
+		var err error
+		fallback, err = s.fallbackSCSV(gctx)
+		return err
+	})
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
@@ -231,10 +254,6 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 			return nil, fmt.Errorf("%w: %w", ErrNoProtocol, s.connectErr)
 		}
 		return nil, ErrNoProtocol
-	}
-	fallback, err := s.fallbackSCSV(ctx, enums)
-	if err != nil {
-		return nil, err
 	}
 	return s.result(enums, hs, fallback), nil
 }
@@ -290,9 +309,15 @@ func (c *stoppingConn) Close() error {
 // enumerate finds the suites version p accepts: a hello offering every
 // suite, then again without each suite the server picked, until it
 // refuses. The first answer also says whether p is supported at all and
-// carries the certificate.
+// carries the certificate. As soon as two suites are known, a hello
+// offering them in reverse order tells, beside the loop, whether the
+// server has an order of its own.
 func (s *scanner) enumerate(ctx context.Context, p protocol) (*enumeration, error) {
+	detected := sync.OnceFunc(s.detecting.Done)
+	defer detected()
 	e := &enumeration{protocol: p, dhBits: map[uint16]int{}}
+	var preference sync.WaitGroup
+	defer preference.Wait()
 	offered := suitesFor(p.version == versionTLS13)
 	for len(offered) > 0 {
 		h := hello{version: p.version, suites: offered, serverName: s.serverName}
@@ -302,11 +327,18 @@ func (s *scanner) enumerate(ctx context.Context, p protocol) (*enumeration, erro
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if err != nil || rep.version != p.version || !slices.Contains(offered, rep.suite) {
-			break
-		}
+		accepted := err == nil && rep.version == p.version && slices.Contains(offered, rep.suite)
 		if len(e.suites) == 0 {
-			e.certs = rep.certs
+			if accepted {
+				e.certs = rep.certs
+				s.mu.Lock()
+				s.versions = append(s.versions, p.version)
+				s.mu.Unlock()
+			}
+			detected()
+		}
+		if !accepted {
+			break
 		}
 		e.suites = append(e.suites, rep.suite)
 		e.compression = e.compression || rep.compression == 1
@@ -315,21 +347,22 @@ func (s *scanner) enumerate(ctx context.Context, p protocol) (*enumeration, erro
 			e.dhBits[rep.suite] = rep.dhBits
 		}
 		offered = slices.DeleteFunc(offered, func(id uint16) bool { return id == rep.suite })
+		if len(e.suites) == 2 {
+			first, second := e.suites[0], e.suites[1]
+			preference.Go(func() { e.serverPreference = s.prefersOwnOrder(ctx, p, second, first) })
+		}
 	}
-	if len(e.suites) < 2 {
-		return e, nil
-	}
-	// The same suites in reverse: a server that still picks its first
-	// choice has an order of its own.
-	reversed := slices.Clone(e.suites)
-	slices.Reverse(reversed)
-	h := hello{version: p.version, suites: reversed, serverName: s.serverName}
+	preference.Wait()
+	return e, ctx.Err()
+}
+
+// prefersOwnOrder offers second before first, which the server picked
+// first when offered both in the other order: picking first again means
+// the server has an order of its own.
+func (s *scanner) prefersOwnOrder(ctx context.Context, p protocol, second, first uint16) bool {
+	h := hello{version: p.version, suites: []uint16{second, first}, serverName: s.serverName}
 	rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) { return readReply(r, readNeeds{}) })
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	e.serverPreference = err == nil && rep.suite == e.suites[0]
-	return e, nil
+	return err == nil && rep.suite == first
 }
 
 // ssl2 sends the SSL 2.0 CLIENT-HELLO; a SERVER-HELLO lists every cipher
@@ -347,29 +380,26 @@ func (s *scanner) ssl2(ctx context.Context) (*enumeration, error) {
 	return e, nil
 }
 
-// fallbackSCSV offers the second-highest supported version with
-// TLS_FALLBACK_SCSV (RFC 7507): a server that protects against downgrades
-// answers inappropriate_fallback. Nil when fewer than two versions from
-// SSL 3.0 up are supported, or the answer said neither.
-func (s *scanner) fallbackSCSV(ctx context.Context, enums []*enumeration) (*bool, error) {
-	var supported []*enumeration
-	for _, e := range enums {
-		if e.version >= versionSSL3 && e.supported() {
-			supported = append(supported, e)
-		}
-	}
-	if len(supported) < 2 {
+// fallbackSCSV offers the second-highest supported version, with every
+// suite and TLS_FALLBACK_SCSV (RFC 7507): a server that protects against
+// downgrades answers inappropriate_fallback. Nil when fewer than two
+// versions from SSL 3.0 up are supported, or the answer said neither.
+func (s *scanner) fallbackSCSV(ctx context.Context) (*bool, error) {
+	s.mu.Lock()
+	versions := slices.Sorted(slices.Values(s.versions))
+	s.mu.Unlock()
+	if len(versions) < 2 {
 		return nil, nil
 	}
-	e := supported[len(supported)-2]
-	h := hello{version: e.version, suites: e.suites, serverName: s.serverName, fallback: true}
+	v := versions[len(versions)-2]
+	h := hello{version: v, suites: suitesFor(false), serverName: s.serverName, fallback: true}
 	rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) { return readReply(r, readNeeds{}) })
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
 	var alert *AlertError
 	switch {
-	case err == nil && rep.version == e.version:
+	case err == nil && rep.version == v:
 		return ptr(false), nil
 	case errors.As(err, &alert) && alert.Description == alertInappropriateFallback:
 		return ptr(true), nil
