@@ -7,7 +7,6 @@ import (
 	"net"
 	"slices"
 	"testing"
-	"time"
 
 	"golang.org/x/crypto/cryptobyte"
 )
@@ -35,7 +34,6 @@ type clientHello struct {
 func (l legacyServer) start(t testing.TB) string {
 	t.Helper()
 	return serve(t, func(c net.Conn) {
-		c.SetDeadline(time.Now().Add(5 * time.Second))
 		ch, ok := readClientHello(c)
 		if !ok {
 			return
@@ -151,7 +149,6 @@ type ssl2Server struct {
 func (s2 ssl2Server) start(t testing.TB) string {
 	t.Helper()
 	return serve(t, func(c net.Conn) {
-		c.SetDeadline(time.Now().Add(5 * time.Second))
 		var hdr [2]byte
 		if _, err := io.ReadFull(c, hdr[:]); err != nil || hdr[0]&0x80 == 0 {
 			return

@@ -124,7 +124,6 @@ func serveTLS(t testing.TB, cfg *cryptotls.Config) string {
 	t.Helper()
 	return serve(t, func(c net.Conn) {
 		tc := cryptotls.Server(c, cfg)
-		tc.SetDeadline(time.Now().Add(5 * time.Second))
 		if tc.Handshake() == nil {
 			tc.Write([]byte("ok"))
 		}
@@ -132,7 +131,7 @@ func serveTLS(t testing.TB, cfg *cryptotls.Config) string {
 }
 
 // serve accepts connections on 127.0.0.1 until the test ends, handing
-// each to handle and closing it afterwards.
+// each to handle with a 5 s deadline and closing it afterwards.
 func serve(t testing.TB, handle func(net.Conn)) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -156,6 +155,7 @@ func serve(t testing.TB, handle func(net.Conn)) string {
 			go func() {
 				defer wg.Done()
 				defer c.Close()
+				c.SetDeadline(time.Now().Add(5 * time.Second))
 				handle(c)
 			}()
 		}

@@ -121,8 +121,8 @@ func (h hello) marshal() []byte {
 	if h.version >= versionTLS10 {
 		ext := h.extensions()
 		// Some servers choke on hellos of 256 to 511 bytes: pad past
-		// them (RFC 7685).
-		if n := len(body) + 2 + len(ext); n >= 256 && n < 512 {
+		// them (RFC 7685). n counts the message's 4-byte header.
+		if n := 4 + len(body) + 2 + len(ext); n >= 256 && n < 512 {
 			ext = append(ext, 0, extPadding, 0, 0)
 			pad := max(512-n-4, 0)
 			binary.BigEndian.PutUint16(ext[len(ext)-2:], uint16(pad))

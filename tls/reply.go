@@ -25,14 +25,14 @@ var helloRetryRandom = []byte{
 // the protocol allows at that point.
 var errMalformed = errors.New("tls: malformed server reply")
 
-// AlertError is a TLS alert the server answered a hello with.
-type AlertError struct {
+// alertError is a TLS alert the server answered a hello with.
+type alertError struct {
 	// Description is the alert's code (40 handshake_failure, 70
 	// protocol_version, 86 inappropriate_fallback, …).
 	Description uint8
 }
 
-func (e *AlertError) Error() string { return fmt.Sprintf("tls: server sent alert %d", e.Description) }
+func (e *alertError) Error() string { return fmt.Sprintf("tls: server sent alert %d", e.Description) }
 
 // Alerts the scan branches on.
 const alertInappropriateFallback = 86
@@ -70,7 +70,7 @@ type readNeeds struct {
 // readReply reads a server's answer to an SSL 3.0–TLS 1.3 hello: records
 // until the ServerHello, and past it the Certificate when asked and the
 // ServerKeyExchange of a finite-field DHE suite. A refusal is an error:
-// *AlertError, io.EOF, or a network error.
+// *alertError, io.EOF, or a network error.
 func readReply(r io.Reader, needs readNeeds) (*reply, error) {
 	r = io.LimitReader(r, maxReply)
 	var hs []byte // handshake bytes not yet parsed
@@ -91,7 +91,7 @@ func readReply(r io.Reader, needs readNeeds) (*reply, error) {
 			if len(fragment) < 2 {
 				return nil, errMalformed
 			}
-			return nil, &AlertError{Description: fragment[1]}
+			return nil, &alertError{Description: fragment[1]}
 		case recordHandshake:
 		default:
 			if rep != nil {

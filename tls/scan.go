@@ -397,7 +397,7 @@ func (s *scanner) fallbackSCSV(ctx context.Context) (*bool, error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	var alert *AlertError
+	var alert *alertError
 	switch {
 	case err == nil && rep.version == v:
 		return ptr(false), nil
