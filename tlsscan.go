@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/target"
 	"github.com/sitediag/sitediag/tls"
 )
 
@@ -41,14 +42,10 @@ type TLSScanResult struct {
 // (the name does not resolve, the port refuses, or no version at all can
 // be negotiated), CodeTLSScanFailed.
 func (c *Client) TLSScan(ctx context.Context, rawURL string, opts TLSScanOptions) (*TLSScanResult, error) {
-	t, err := parseURL(rawURL)
+	t, err := tlsTarget(rawURL)
 	if err != nil {
 		return nil, err
 	}
-	if u, err := url.Parse(strings.TrimSpace(rawURL)); err == nil && u.Port() == "" {
-		t.Port = 443 // http://host is scanned on 443 too
-	}
-	t.Scheme = "https" // meta.url shows the port unless it is 443
 	port := t.Port
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
@@ -62,6 +59,21 @@ func (c *Client) TLSScan(ctx context.Context, rawURL string, opts TLSScanOptions
 		return nil, mapTLSError(err)
 	}
 	return &TLSScanResult{Result: *res, Host: t.Display()}, nil
+}
+
+// tlsTarget parses rawURL for a TLS scan: its host, and its port or
+// 443 when it has none, whatever the scheme. Display then shows the port
+// unless it is 443.
+func tlsTarget(rawURL string) (*target.Target, error) {
+	t, err := parseURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if u, err := url.Parse(strings.TrimSpace(rawURL)); err == nil && u.Port() == "" {
+		t.Port = 443
+	}
+	t.Scheme = "https"
+	return t, nil
 }
 
 // mapTLSError maps what resolution and the scan return to the

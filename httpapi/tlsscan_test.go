@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"regexp"
 	"slices"
 	"testing"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/internal/apitest"
-	"github.com/sitediag/sitediag/internal/testenv"
 )
 
 var (
@@ -95,30 +93,6 @@ func TestTLSScanShape(t *testing.T) {
 	}
 	if suites := d["cipherSuites"].(map[string]any)["tls13"].(map[string]any)["suites"].([]any); len(suites) != 3 {
 		t.Errorf("cipherSuites.tls13: got %v, want crypto/tls's three", suites)
-	}
-}
-
-func TestTLSScanDefaultPort(t *testing.T) {
-	// Without a port the scan goes to 443, whatever the scheme. The
-	// fixture takes 443 on 127.0.0.2, which needs root.
-	testenv.NeedRoot(t)
-	ln, err := net.Listen("tcp", "127.0.0.2:443")
-	testenv.Need(t, err == nil, fmt.Sprintf("listen on 127.0.0.2:443: %v", err))
-	srv := httptest.NewUnstartedServer(http.NotFoundHandler())
-	srv.Listener.Close()
-	srv.Listener = ln
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-
-	api := apitest.New(t, apitest.Options{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}})
-	api.DNS.Add(t, "site.test. 60 IN A 127.0.0.2")
-	meta, data := api.Post(t, "/tlsscan", map[string]any{"url": "http://site.test"}).WantSuccess(t)
-	if meta["url"] != "site.test" {
-		t.Errorf("meta.url: got %v, want site.test", meta["url"])
-	}
-	if p := data.(map[string]any)["protocols"].(map[string]any); p["tls13"] != true {
-		t.Errorf("protocols: got %v, want TLS 1.3 on port 443", p)
 	}
 }
 
