@@ -49,7 +49,7 @@ time_runs() {
   for _ in $(seq "$n"); do
     local t0
     t0=$(now_ms)
-    "$@" >"$work/$name.out" 2>&1
+    "$@" >"$work/$name.out" 2>&1 || true # testssl exits non-zero when it finds something
     echo $(($(now_ms) - t0)) >>"$work/$name"
   done
 }
@@ -64,7 +64,9 @@ grep -E '^(SSLv[23]|TLSv1\.[0-3]) +enabled' "$work/sslscan.out" | awk '{print $1
 
 tools=(sitediag sslscan)
 if [ "$TESTSSL_RUNS" -gt 0 ]; then
-  time_runs testssl "$TESTSSL_RUNS" testssl --quiet --color 0 --warnings off --overwrite --csvfile "$work/testssl.csv" "$addr"
+  # testssl will not write over a CSV file: each run gets a new one.
+  testssl_run() { rm -f "$work/testssl.csv"; testssl --quiet --color 0 --warnings off --csvfile "$work/testssl.csv" "$addr"; }
+  time_runs testssl "$TESTSSL_RUNS" testssl_run
   awk -F'","' '$5 ~ /^offered/ {print $1}' "$work/testssl.csv" | tr -d '"' |
     sed -n 's/^SSLv2$/SSLv2/p; s/^SSLv3$/SSLv3/p; s/^TLS1$/TLSv1.0/p; s/^TLS1_1$/TLSv1.1/p; s/^TLS1_2$/TLSv1.2/p; s/^TLS1_3$/TLSv1.3/p' >"$work/testssl.protocols"
   tools+=(testssl)
