@@ -37,6 +37,7 @@ package sitediag
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -76,7 +77,8 @@ type Config struct {
 	// Empty means no country is supported.
 	Proxies map[string]*url.URL
 	// Now returns the current time, against which validity periods
-	// (DNSSEC signatures) are judged. If nil, time.Now.
+	// (DNSSEC signatures, certificate expiry) are judged. If nil,
+	// time.Now.
 	Now func() time.Time
 	// ASN finds the origin AS of an address /mtr shows, as "AS64500";
 	// an error or "" means unknown. If nil, the DNS lookup of
@@ -90,6 +92,9 @@ type Config struct {
 	// ASNOrigin6Zone is the same for IPv6 hops (origin6.asn.cymru.com).
 	// Empty means no lookup.
 	ASNOrigin6Zone string
+	// RootCAs are the trust anchors TLSScan verifies certificates
+	// against. If nil, the system's roots.
+	RootCAs *x509.CertPool
 }
 
 // Client runs diagnoses. Build it with New; see the package doc for

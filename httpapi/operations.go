@@ -17,6 +17,7 @@ func (h *Handler) operations() map[string]httprouter.Handle {
 		"/openport":      operation(h, h.openPort),
 		"/ping":          operation(h, h.ping),
 		"/mtr":           operation(h, h.mtr),
+		"/tlsscan":       operation(h, h.tlsScan),
 	}
 }
 

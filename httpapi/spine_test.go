@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"net"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -468,7 +469,7 @@ func TestMountedUnderPrefix(t *testing.T) {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/diag/", http.StripPrefix("/diag", httpapi.New(client, httpapi.Options{APIKeys: []string{"k"}})))
+	mux.Handle("/diag/", http.StripPrefix("/diag", httpapi.New(client, httpapi.Options{APIKeys: []string{"k"}, Logger: slog.New(slog.DiscardHandler)})))
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	req, _ := http.NewRequest("GET", srv.URL+"/diag/health", nil)
