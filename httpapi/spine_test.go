@@ -3,8 +3,8 @@ package httpapi_test
 import (
 	"bufio"
 	"context"
-	"net"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
