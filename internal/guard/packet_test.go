@@ -39,7 +39,9 @@ func TestListenPacketChecksEveryDestination(t *testing.T) {
 		t.Errorf("got %q, %v; want hello", buf[:n], err)
 	}
 	// Nothing that writes around the check is exposed.
-	if _, ok := pc.(interface{ WriteMsgUDP([]byte, []byte, *net.UDPAddr) (int, int, error) }); ok {
+	if _, ok := pc.(interface {
+		WriteMsgUDP([]byte, []byte, *net.UDPAddr) (int, int, error)
+	}); ok {
 		t.Error("the guarded socket exposes WriteMsgUDP")
 	}
 	if _, ok := pc.(interface{ Write([]byte) (int, error) }); ok {

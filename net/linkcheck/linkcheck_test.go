@@ -274,7 +274,6 @@ func raise(peak *atomic.Int32, n int32) {
 	}
 }
 
-
 func link(raw string) htmlx.Link {
 	u, _ := url.Parse(raw)
 	return htmlx.Link{URL: u, Kind: "a", Attr: "href"}
