@@ -49,12 +49,13 @@ func (c *Client) Up(ctx context.Context, rawURL string, opts UpOptions) (*UpResu
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkProxyCountry(opts.ProxyCountry); err != nil {
+	proxy, err := c.proxyFor(opts.ProxyCountry)
+	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	client := c.guard.NewHTTPClient(guard.HTTPOptions{})
+	client := c.guard.NewHTTPClient(guard.HTTPOptions{Proxy: proxy})
 	defer client.CloseIdleConnections()
 
 	follow := !opts.NoFollowRedirect
@@ -106,14 +107,15 @@ func (c *Client) RedirectCheck(ctx context.Context, rawURL string, opts Redirect
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkProxyCountry(opts.ProxyCountry); err != nil {
+	proxy, err := c.proxyFor(opts.ProxyCountry)
+	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 	var client *http.Client
 	newClient := func(wrap func(net.Conn) net.Conn) httpprobe.Doer {
-		client = c.guard.NewHTTPClient(guard.HTTPOptions{WrapConn: wrap})
+		client = c.guard.NewHTTPClient(guard.HTTPOptions{WrapConn: wrap, Proxy: proxy})
 		return client
 	}
 	defer func() {
@@ -129,12 +131,16 @@ func (c *Client) RedirectCheck(ctx context.Context, rawURL string, opts Redirect
 }
 
 // mapHTTPError maps what the HTTP probes return to the documented codes;
-// failed is the operation's own failure code.
+// failed is the operation's own failure code. A country proxy that could
+// not be used is the operation's failure, not the target's.
 func mapHTTPError(err error, failed Code) *Error {
 	var fetchErr *httpprobe.FetchError
+	var proxyErr *guard.ProxyError
 	switch {
 	case errors.Is(err, guard.ErrNotAllowed):
 		return notAllowed(err)
+	case errors.As(err, &proxyErr):
+		return newError(failed, err, "the proxy for this country could not be used")
 	case errors.Is(err, httpprobe.ErrTooManyRedirects):
 		return newError(CodeTooManyRedirects, err, "more than %d redirects, or a redirect loop", httpprobe.MaxRedirects)
 	case errors.Is(err, context.DeadlineExceeded):
@@ -143,6 +149,16 @@ func mapHTTPError(err error, failed Code) *Error {
 		return newError(CodeUnableToConnect, err, "%s: %s", fetchErr.URL, httpprobe.Why(fetchErr.Err))
 	}
 	return newError(failed, err, "the operation could not be completed")
+}
+
+// mapProbeError is mapHTTPError for the operations that do not document
+// TOO_MANY_REDIRECTS: a loop or an 11th redirect is their cannot-connect
+// outcome.
+func mapProbeError(err error, failed Code) *Error {
+	if errors.Is(err, httpprobe.ErrTooManyRedirects) {
+		return newError(CodeUnableToConnect, err, "more than %d redirects, or a redirect loop", httpprobe.MaxRedirects)
+	}
+	return mapHTTPError(err, failed)
 }
 
 // Up calls Client.Up on the default client.

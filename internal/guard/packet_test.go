@@ -9,10 +9,11 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/guardtest"
 )
 
 func TestListenPacketChecksEveryDestination(t *testing.T) {
-	g := newGuard(t)
+	g := guardtest.New(t)
 	echo, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -72,32 +72,17 @@ func (g *Guard) dialVia(ctx context.Context, proxy *url.URL, network, address st
 	if network != "tcp" && network != "tcp4" && network != "tcp6" {
 		return nil, fmt.Errorf("guard: a proxy carries TCP only, not %s", network)
 	}
-	host, port, err := splitHostPort(address)
+	addrs, port, err := g.resolveAddress(ctx, address)
 	if err != nil {
 		return nil, err
 	}
-	addrs, err := g.Resolve(ctx, host)
-	if err != nil {
-		return nil, err
-	}
-	var errs []error
-	for _, a := range addrs {
-		if !g.policy.Allowed(a) {
-			errs = append(errs, ErrNotAllowed)
-			continue
-		}
-		conn, err := g.tunnel(ctx, proxy, netip.AddrPortFrom(a, port))
-		if err == nil {
-			return conn, nil
-		}
-		errs = append(errs, err)
+	return g.firstConn(ctx, addrs, port, func(target netip.AddrPort) (net.Conn, error) {
+		return g.tunnel(ctx, proxy, target)
+	}, func(err error) bool {
+		// The proxy itself failed: other addresses will not help.
 		var perr *ProxyError
-		if errors.As(err, &perr) || ctx.Err() != nil {
-			// The proxy itself failed: other addresses will not help.
-			break
-		}
-	}
-	return nil, errors.Join(errs...)
+		return errors.As(err, &perr)
+	})
 }
 
 func splitHostPort(address string) (string, uint16, error) {

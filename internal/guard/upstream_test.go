@@ -8,28 +8,15 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"net/url"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/sitediag/sitediag/dns"
-	"github.com/sitediag/sitediag/internal/dnstest"
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/guardtest"
 	"github.com/sitediag/sitediag/internal/proxytest"
 )
-
-// newGuard returns a guard that resolves with a local DNS server where
-// site.test is 127.0.0.1 and private.test is 10.0.0.1, and that allows
-// 127.0.0.1 only.
-func newGuard(t *testing.T) *guard.Guard {
-	t.Helper()
-	srv := dnstest.Start(t)
-	srv.Add(t, "site.test. 60 IN A 127.0.0.1", "private.test. 60 IN A 10.0.0.1")
-	return guard.New(&dns.Resolver{Servers: []string{srv.Addr}},
-		guard.NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}))
-}
 
 func TestHTTPClientThroughProxy(t *testing.T) {
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -56,7 +43,7 @@ func TestHTTPClientThroughProxy(t *testing.T) {
 		{"socks5 with credentials", proxytest.StartSOCKS5, proxytest.Options{User: "u", Password: "secret"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := newGuard(t)
+			g := guardtest.New(t)
 			proxy := tc.start(t, tc.opts)
 			client := g.NewHTTPClient(guard.HTTPOptions{Proxy: proxy.URL})
 			defer client.CloseIdleConnections()
@@ -87,7 +74,7 @@ func TestHTTPClientThroughProxy(t *testing.T) {
 
 func TestProxyNeverSeesRefusedTargets(t *testing.T) {
 	for _, start := range []func(testing.TB, proxytest.Options) *proxytest.Proxy{proxytest.StartConnect, proxytest.StartSOCKS5} {
-		g := newGuard(t)
+		g := guardtest.New(t)
 		proxy := start(t, proxytest.Options{})
 		dial := g.Dialer(proxy.URL)
 		for _, addr := range []string{"private.test:80", "10.0.0.1:80", "169.254.169.254:80", "[::1]:80"} {
@@ -112,7 +99,7 @@ func TestProxyErrors(t *testing.T) {
 	ln.Close()
 	_, deadPort, _ := net.SplitHostPort(dead)
 
-	g := newGuard(t)
+	g := guardtest.New(t)
 	connect := proxytest.StartConnect(t, proxytest.Options{User: "u", Password: "p"})
 	socks := proxytest.StartSOCKS5(t, proxytest.Options{User: "u", Password: "p"})
 	wrongCreds := func(p *proxytest.Proxy) *url.URL {
@@ -161,7 +148,7 @@ func isProxyError(err error) bool {
 func TestProxiedConnReportsTarget(t *testing.T) {
 	backend := httptest.NewServer(http.NotFoundHandler())
 	defer backend.Close()
-	g := newGuard(t)
+	g := guardtest.New(t)
 	proxy := proxytest.StartConnect(t, proxytest.Options{})
 	_, port, _ := net.SplitHostPort(backend.Listener.Addr().String())
 	conn, err := g.Dialer(proxy.URL)(context.Background(), "tcp", "site.test:"+port)

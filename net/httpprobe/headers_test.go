@@ -9,11 +9,12 @@ import (
 	"testing"
 
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/guardtest"
 	"github.com/sitediag/sitediag/net/httpprobe"
 )
 
 func TestHeaders(t *testing.T) {
-	g := newGuard(t)
+	g := guardtest.New(t)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/final", func(w http.ResponseWriter, r *http.Request) {
 		w.Header()["X-Custom"] = []string{"one"}

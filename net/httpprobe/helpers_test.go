@@ -3,25 +3,9 @@ package httpprobe_test
 import (
 	"net"
 	"net/http/httptest"
-	"net/netip"
 	"net/url"
 	"testing"
-
-	"github.com/sitediag/sitediag/dns"
-	"github.com/sitediag/sitediag/internal/dnstest"
-	"github.com/sitediag/sitediag/internal/guard"
 )
-
-// newGuard returns a guard whose resolver is a local DNS server where
-// site.test is 127.0.0.1 and private.test is 10.0.0.1, allowing
-// 127.0.0.1 only.
-func newGuard(t *testing.T) *guard.Guard {
-	t.Helper()
-	srv := dnstest.Start(t)
-	srv.Add(t, "site.test. 60 IN A 127.0.0.1", "private.test. 60 IN A 10.0.0.1")
-	return guard.New(&dns.Resolver{Servers: []string{srv.Addr}},
-		guard.NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}))
-}
 
 // siteURL is srv's URL with its host replaced by site.test.
 func siteURL(t *testing.T, srv *httptest.Server, path string) *url.URL {

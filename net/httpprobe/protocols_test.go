@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/guardtest"
 	"github.com/sitediag/sitediag/internal/h3test"
 	"github.com/sitediag/sitediag/internal/proxytest"
 	"github.com/sitediag/sitediag/net/httpprobe"
@@ -19,7 +20,7 @@ import (
 var hello = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("hello")) })
 
 func TestProtocols(t *testing.T) {
-	g := newGuard(t)
+	g := guardtest.New(t)
 
 	h2 := httptest.NewUnstartedServer(hello)
 	h2.EnableHTTP2 = true
@@ -86,7 +87,7 @@ func equalSupport(a, b httpprobe.ProtocolSupport) bool {
 }
 
 func TestProtocolsThroughProxy(t *testing.T) {
-	g := newGuard(t)
+	g := guardtest.New(t)
 	proxy := proxytest.StartConnect(t, proxytest.Options{})
 	h3 := h3test.Start(t, hello, h3test.Options{DeadUDP: true})
 	target := siteURL(t, h3.TCP, "/")
@@ -105,7 +106,7 @@ func TestProtocolsThroughProxy(t *testing.T) {
 }
 
 func TestProtocolsErrors(t *testing.T) {
-	g := newGuard(t)
+	g := guardtest.New(t)
 	ctx := context.Background()
 	_, err := httpprobe.Protocols(ctx, g.DialContext, g, &url.URL{Scheme: "http", Host: "site.test:" + deadPort(t), Path: "/"}, httpprobe.ProtocolOptions{})
 	var fetchErr *httpprobe.FetchError

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/guardtest"
 	"github.com/sitediag/sitediag/net/httpprobe"
 )
 
 func TestMeasure(t *testing.T) {
-	g := newGuard(t)
+	g := guardtest.New(t)
 	body := strings.Repeat("x", 100_000)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
@@ -89,7 +90,7 @@ func TestMeasure(t *testing.T) {
 }
 
 func TestMeasureErrors(t *testing.T) {
-	g := newGuard(t)
+	g := guardtest.New(t)
 	newClient := func() httpprobe.Doer { return g.NewHTTPClient(guard.HTTPOptions{}) }
 	loop := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, r.URL.Path, http.StatusFound)

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -15,9 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sitediag/sitediag/dns"
-	"github.com/sitediag/sitediag/internal/dnstest"
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/guardtest"
 	"github.com/sitediag/sitediag/internal/htmlx"
 	"github.com/sitediag/sitediag/net/httpprobe"
 	"github.com/sitediag/sitediag/net/linkcheck"
@@ -37,10 +35,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) (*fixture, *guard.Guard) {
 	t.Helper()
-	dnsSrv := dnstest.Start(t)
-	dnsSrv.Add(t, "site.test. 60 IN A 127.0.0.1", "private.test. 60 IN A 10.0.0.1")
-	g := guard.New(&dns.Resolver{Servers: []string{dnsSrv.Addr}},
-		guard.NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}))
+	g := guardtest.New(t)
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -225,10 +220,7 @@ func TestCheckPageErrors(t *testing.T) {
 }
 
 func TestCheckBounds(t *testing.T) {
-	dnsSrv := dnstest.Start(t)
-	dnsSrv.Add(t, "a.test. 60 IN A 127.0.0.1", "b.test. 60 IN A 127.0.0.1")
-	g := guard.New(&dns.Resolver{Servers: []string{dnsSrv.Addr}},
-		guard.NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}))
+	g := guardtest.New(t, "a.test. 60 IN A 127.0.0.1", "b.test. 60 IN A 127.0.0.1")
 	var inFlight, peak atomic.Int32
 	perHost := map[string]*atomic.Int32{"a.test": {}, "b.test": {}}
 	perHostPeak := map[string]*atomic.Int32{"a.test": {}, "b.test": {}}
