@@ -2,10 +2,7 @@ package sitediag
 
 import (
 	"context"
-	"net"
-	"net/http"
 
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/net/httpprobe"
 )
 
@@ -28,14 +25,7 @@ type HTTPHeaderResult struct {
 	Headers []Header
 	// StatusCode is the response's status.
 	StatusCode int
-	// URL is the URL requested, as normalised.
-	URL string
-	// RedirectedURL is the URL of the response reported.
-	RedirectedURL string
-	// FollowRedirect says whether redirects were followed.
-	FollowRedirect bool
-	// ProxyCountry echoes the option.
-	ProxyCountry string
+	RequestInfo
 }
 
 // HTTPHeader returns the headers of rawURL's response, as sent. The
@@ -44,26 +34,14 @@ type HTTPHeaderResult struct {
 // CodeTargetNotAllowed, CodeUnableToConnect (not resolved, refused, timed
 // out, or a redirect loop), CodeHTTPHeaderFailed.
 func (c *Client) HTTPHeader(ctx context.Context, rawURL string, opts HTTPHeaderOptions) (*HTTPHeaderResult, error) {
-	t, err := parseURL(rawURL)
-	if err != nil {
-		return nil, err
-	}
-	proxy, err := c.proxyFor(opts.ProxyCountry)
+	t, proxy, err := c.httpTarget(rawURL, opts.ProxyCountry)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	var client *http.Client
-	newClient := func(wrap func(net.Conn) net.Conn) httpprobe.Doer {
-		client = c.guard.NewHTTPClient(guard.HTTPOptions{WrapConn: wrap, Proxy: proxy})
-		return client
-	}
-	defer func() {
-		if client != nil {
-			client.CloseIdleConnections()
-		}
-	}()
+	newClient, closeClient := c.recordingClient(proxy)
+	defer closeClient()
 	hops, err := httpprobe.Headers(ctx, newClient, t.URL, opts.FollowRedirect)
 	if err != nil {
 		return nil, mapProbeError(err, CodeHTTPHeaderFailed)
@@ -74,12 +52,9 @@ func (c *Client) HTTPHeader(ctx context.Context, rawURL string, opts HTTPHeaderO
 		headers = []Header{}
 	}
 	return &HTTPHeaderResult{
-		Headers:        headers,
-		StatusCode:     last.Status,
-		URL:            t.URL.String(),
-		RedirectedURL:  last.URL,
-		FollowRedirect: opts.FollowRedirect,
-		ProxyCountry:   opts.ProxyCountry,
+		Headers:     headers,
+		StatusCode:  last.Status,
+		RequestInfo: RequestInfo{URL: t.URL.String(), RedirectedURL: last.URL, FollowRedirect: opts.FollowRedirect, ProxyCountry: opts.ProxyCountry},
 	}, nil
 }
 

@@ -44,15 +44,7 @@ type LoadTimeResult struct {
 	// ProtocolSupport are the HTTP versions of the final URL (see
 	// HTTPProtocol).
 	ProtocolSupport ProtocolSupport `json:"protocolSupport"`
-
-	// URL is the URL measured, as normalised.
-	URL string `json:"-"`
-	// RedirectedURL is the final URL; URL when nothing redirected.
-	RedirectedURL string `json:"-"`
-	// FollowRedirect says whether redirects were followed.
-	FollowRedirect bool `json:"-"`
-	// ProxyCountry echoes the option.
-	ProxyCountry string `json:"-"`
+	RequestInfo
 }
 
 // LoadTimings are the phases in milliseconds.
@@ -90,11 +82,7 @@ type LoadNetwork struct {
 // CodeTargetNotAllowed, CodeUnableToConnect (not resolved, refused,
 // timed out, or a redirect loop), CodeLoadTimeFailed.
 func (c *Client) LoadTime(ctx context.Context, rawURL string, opts LoadTimeOptions) (*LoadTimeResult, error) {
-	t, err := parseURL(rawURL)
-	if err != nil {
-		return nil, err
-	}
-	proxy, err := c.proxyFor(opts.ProxyCountry)
+	t, proxy, err := c.httpTarget(rawURL, opts.ProxyCountry)
 	if err != nil {
 		return nil, err
 	}
@@ -125,10 +113,7 @@ func (c *Client) LoadTime(ctx context.Context, rawURL string, opts LoadTimeOptio
 		Network:         LoadNetwork{Protocol: m.Protocol, RemoteIP: m.RemoteIP, BytesRead: m.BytesRead},
 		Headers:         joinHeaders(m.Header),
 		ProtocolSupport: *support,
-		URL:             t.URL.String(),
-		RedirectedURL:   m.URL,
-		FollowRedirect:  opts.FollowRedirect,
-		ProxyCountry:    opts.ProxyCountry,
+		RequestInfo:     RequestInfo{URL: t.URL.String(), RedirectedURL: m.URL, FollowRedirect: opts.FollowRedirect, ProxyCountry: opts.ProxyCountry},
 	}, nil
 }
 

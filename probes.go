@@ -3,16 +3,63 @@ package sitediag
 import (
 	"context"
 	"math"
+	"net"
+	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/target"
 	"github.com/sitediag/sitediag/net/httpprobe"
 )
 
 // ProtocolSupport says which HTTP versions a site speaks; see
 // HTTPProtocol.
 type ProtocolSupport = httpprobe.ProtocolSupport
+
+// RequestInfo is the part of an HTTP-level result that describes the
+// request rather than the site; the API reports it in meta.
+type RequestInfo struct {
+	// URL is the URL asked for, as normalised.
+	URL string `json:"-"`
+	// RedirectedURL is the URL of the response reported: the final one
+	// when redirects were followed, else URL.
+	RedirectedURL string `json:"-"`
+	// FollowRedirect says whether redirects were followed.
+	FollowRedirect bool `json:"-"`
+	// ProxyCountry echoes the option.
+	ProxyCountry string `json:"-"`
+}
+
+// httpTarget parses an HTTP-level operation's url and finds the proxy
+// of its proxyCountry (nil for none).
+func (c *Client) httpTarget(rawURL, country string) (*target.Target, *url.URL, error) {
+	t, err := parseURL(rawURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	proxy, err := c.proxyFor(country)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, proxy, nil
+}
+
+// recordingClient returns the client factory of httpprobe's header walks
+// (a guarded client through proxy, with the walk's connection wrapper)
+// and a function that closes what it built.
+func (c *Client) recordingClient(proxy *url.URL) (func(wrap func(net.Conn) net.Conn) httpprobe.Doer, func()) {
+	var client *http.Client
+	newClient := func(wrap func(net.Conn) net.Conn) httpprobe.Doer {
+		client = c.guard.NewHTTPClient(guard.HTTPOptions{WrapConn: wrap, Proxy: proxy})
+		return client
+	}
+	return newClient, func() {
+		if client != nil {
+			client.CloseIdleConnections()
+		}
+	}
+}
 
 // measure times a GET of u (and its redirects when follow is set), each
 // request on a fresh guarded client through proxy.

@@ -24,14 +24,7 @@ type TTFBResult struct {
 	// included, on a fresh connection) to the first byte of the final
 	// response.
 	TTFB float64
-	// URL is the URL measured, as normalised.
-	URL string
-	// RedirectedURL is the final URL; URL when nothing redirected.
-	RedirectedURL string
-	// FollowRedirect says whether redirects were followed.
-	FollowRedirect bool
-	// ProxyCountry echoes the option.
-	ProxyCountry string
+	RequestInfo
 }
 
 // TTFB measures the time to first byte of rawURL on a fresh connection.
@@ -40,11 +33,7 @@ type TTFBResult struct {
 // CodeUnableToConnect (not resolved, refused, timed out, or a redirect
 // loop), CodeTTFBFailed.
 func (c *Client) TTFB(ctx context.Context, rawURL string, opts TTFBOptions) (*TTFBResult, error) {
-	t, err := parseURL(rawURL)
-	if err != nil {
-		return nil, err
-	}
-	proxy, err := c.proxyFor(opts.ProxyCountry)
+	t, proxy, err := c.httpTarget(rawURL, opts.ProxyCountry)
 	if err != nil {
 		return nil, err
 	}
@@ -55,11 +44,8 @@ func (c *Client) TTFB(ctx context.Context, rawURL string, opts TTFBOptions) (*TT
 		return nil, mapProbeError(err, CodeTTFBFailed)
 	}
 	return &TTFBResult{
-		TTFB:           millis(m.TTFB),
-		URL:            t.URL.String(),
-		RedirectedURL:  m.URL,
-		FollowRedirect: opts.FollowRedirect,
-		ProxyCountry:   opts.ProxyCountry,
+		TTFB:        millis(m.TTFB),
+		RequestInfo: RequestInfo{URL: t.URL.String(), RedirectedURL: m.URL, FollowRedirect: opts.FollowRedirect, ProxyCountry: opts.ProxyCountry},
 	}, nil
 }
 

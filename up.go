@@ -3,8 +3,6 @@ package sitediag
 import (
 	"context"
 	"errors"
-	"net"
-	"net/http"
 
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/net/httpprobe"
@@ -45,11 +43,7 @@ type UpResult struct {
 // CodeTargetNotAllowed (the target or a redirect it follows is refused),
 // CodeTooManyRedirects (a loop or more than 10), CodeSiteStatusFailed.
 func (c *Client) Up(ctx context.Context, rawURL string, opts UpOptions) (*UpResult, error) {
-	t, err := parseURL(rawURL)
-	if err != nil {
-		return nil, err
-	}
-	proxy, err := c.proxyFor(opts.ProxyCountry)
+	t, proxy, err := c.httpTarget(rawURL, opts.ProxyCountry)
 	if err != nil {
 		return nil, err
 	}
@@ -103,26 +97,14 @@ type RedirectCheckResult struct {
 // loop or more than 10), CodeUnableToConnect (a hop got no response),
 // CodeRedirectCheckFailed.
 func (c *Client) RedirectCheck(ctx context.Context, rawURL string, opts RedirectCheckOptions) (*RedirectCheckResult, error) {
-	t, err := parseURL(rawURL)
-	if err != nil {
-		return nil, err
-	}
-	proxy, err := c.proxyFor(opts.ProxyCountry)
+	t, proxy, err := c.httpTarget(rawURL, opts.ProxyCountry)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	var client *http.Client
-	newClient := func(wrap func(net.Conn) net.Conn) httpprobe.Doer {
-		client = c.guard.NewHTTPClient(guard.HTTPOptions{WrapConn: wrap, Proxy: proxy})
-		return client
-	}
-	defer func() {
-		if client != nil {
-			client.CloseIdleConnections()
-		}
-	}()
+	newClient, closeClient := c.recordingClient(proxy)
+	defer closeClient()
 	hops, err := httpprobe.RedirectChain(ctx, newClient, t.URL)
 	if err != nil {
 		return nil, mapHTTPError(err, CodeRedirectCheckFailed)

@@ -27,6 +27,11 @@ import (
 // ProtocolOptions.Timeout is zero.
 const DefaultProbeTimeout = 10 * time.Second
 
+// quicHandshakeIdle is how long a QUIC handshake may wait for the
+// server's first answer: UDP to a closed port is usually silent, so this
+// is how long a dead HTTP/3 endpoint costs.
+const quicHandshakeIdle = 3 * time.Second
+
 // ProtocolSupport says which HTTP versions a site speaks, each from a
 // real exchange.
 type ProtocolSupport struct {
@@ -265,7 +270,7 @@ func http3Get(ctx context.Context, udp UDP, target *url.URL, addr netip.AddrPort
 	}
 	defer pc.Close()
 	conn, err := quic.Dial(ctx, pc, net.UDPAddrFromAddrPort(addr), guard.TLSConfig(target.Hostname(), http3.NextProtoH3),
-		&quic.Config{HandshakeIdleTimeout: timeout, MaxIdleTimeout: timeout})
+		&quic.Config{HandshakeIdleTimeout: min(timeout, quicHandshakeIdle), MaxIdleTimeout: timeout})
 	if err != nil {
 		return err
 	}

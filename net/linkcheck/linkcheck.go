@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"mime"
 	"net"
 	"net/http"
@@ -39,6 +40,10 @@ const (
 
 // ErrorNotAllowed is the Error of a link the SSRF policy refuses.
 const ErrorNotAllowed = "TARGET_NOT_ALLOWED"
+
+// ErrUnfinished means the job's context ended before every link was
+// checked; it wraps ctx's error.
+var ErrUnfinished = errors.New("linkcheck: not every link was checked in time")
 
 // Options shape a check. The zero value is the default.
 type Options struct {
@@ -111,8 +116,7 @@ type Report struct {
 // status does not matter (an error page's links are checked too); a page
 // that is not HTML has no links. The error is the page's
 // (httpprobe.ErrTooManyRedirects, or a *httpprobe.FetchError, which
-// wraps guard.ErrNotAllowed for a refused page), or ctx's when it ended
-// before every link was checked.
+// wraps guard.ErrNotAllowed for a refused page), or ErrUnfinished.
 func CheckPage(ctx context.Context, client httpprobe.Doer, page *url.URL, opts Options) (*Report, error) {
 	maxBytes := opts.MaxPageBytes
 	if maxBytes <= 0 {
@@ -159,8 +163,8 @@ func isHTML(contentType string) bool {
 
 // Check checks links with client, concurrently within opts' bounds, and
 // returns one Result per link in the same order. Per-link failures are
-// results; the error is ctx's when it ended before every link was
-// checked.
+// results; the error is ErrUnfinished when ctx ended before every link
+// was checked.
 func Check(ctx context.Context, client httpprobe.Doer, links []htmlx.Link, opts Options) ([]Result, error) {
 	concurrency, perHost, timeout := opts.Concurrency, opts.PerHost, opts.LinkTimeout
 	if concurrency <= 0 {
@@ -190,7 +194,7 @@ func Check(ctx context.Context, client httpprobe.Doer, links []htmlx.Link, opts 
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrUnfinished, err)
 	}
 	return results, nil
 }
