@@ -32,16 +32,11 @@ type key struct {
 func Start(t testing.TB) *Server {
 	t.Helper()
 	s := &Server{records: map[key][]mdns.RR{}}
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	pc, ln, err := listenPair()
 	if err != nil {
 		t.Fatalf("dnstest: %v", err)
 	}
 	s.Addr = pc.LocalAddr().String()
-	ln, err := net.Listen("tcp", s.Addr)
-	if err != nil {
-		pc.Close()
-		t.Fatalf("dnstest: %v", err)
-	}
 	mux := mdns.HandlerFunc(s.serve)
 	udp := &mdns.Server{PacketConn: pc, Handler: mux}
 	tcp := &mdns.Server{Listener: ln, Handler: mux}
@@ -57,6 +52,27 @@ func Start(t testing.TB) *Server {
 		tcp.Shutdown()
 	})
 	return s
+}
+
+// listenPair listens on UDP and TCP on the same random loopback port.
+// The UDP port the kernel picks may be taken on TCP by another test, so
+// it tries a few ports.
+func listenPair() (net.PacketConn, net.Listener, error) {
+	var err error
+	for range 20 {
+		var pc net.PacketConn
+		pc, err = net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			return nil, nil, err
+		}
+		var ln net.Listener
+		ln, err = net.Listen("tcp", pc.LocalAddr().String())
+		if err == nil {
+			return pc, ln, nil
+		}
+		pc.Close()
+	}
+	return nil, nil, err
 }
 
 // Add parses each record in zone-file form ("site.test. 60 IN A
