@@ -75,6 +75,21 @@ type Config struct {
 	// still resolved and checked before a request is handed to one.
 	// Empty means no country is supported.
 	Proxies map[string]*url.URL
+	// Now returns the current time, against which validity periods
+	// (DNSSEC signatures) are judged. If nil, time.Now.
+	Now func() time.Time
+	// ASN finds the origin AS of an address /mtr shows, as "AS64500";
+	// an error or "" means unknown. If nil, the DNS lookup of
+	// ASNOriginZone is used; with neither, every AS is "AS???".
+	ASN func(ctx context.Context, addr netip.Addr) (string, error)
+	// ASNOriginZone is an IP-to-ASN DNS zone answering TXT records in
+	// Team Cymru's format ("64500 | 192.0.2.0/24 | ZZ | …"), such as
+	// origin.asn.cymru.com, queried through DNSServers for IPv4 hops
+	// when ASN is nil. Empty means no lookup.
+	ASNOriginZone string
+	// ASNOrigin6Zone is the same for IPv6 hops (origin6.asn.cymru.com).
+	// Empty means no lookup.
+	ASNOrigin6Zone string
 }
 
 // Client runs diagnoses. Build it with New; see the package doc for
@@ -99,6 +114,9 @@ func New(cfg Config) (*Client, error) {
 	cfg.DNSServers = servers
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	resolver := &dns.Resolver{Servers: servers}
 	return &Client{
@@ -138,7 +156,8 @@ func normaliseProxies(in map[string]*url.URL) (map[string]*url.URL, error) {
 	return out, nil
 }
 
-// Close releases what the client started. Calls after Close fail.
+// Close releases what the client started. Do not use the client after
+// Close.
 func (c *Client) Close() error { return nil }
 
 // withTimeout applies the client's timeout when ctx has no deadline.
@@ -176,6 +195,16 @@ func onDefault[O, R any](ctx context.Context, rawURL string, opts O, op func(*Cl
 // INVALID_URL.
 func parseURL(raw string) (*target.Target, error) {
 	t, err := target.ParseURL(raw)
+	if err != nil {
+		return nil, invalidURL(err)
+	}
+	return t, nil
+}
+
+// parseHost parses the url field of the host-level operations: a URL, a
+// bare host or an IP literal.
+func parseHost(raw string) (*target.Target, error) {
+	t, err := target.ParseHost(raw)
 	if err != nil {
 		return nil, invalidURL(err)
 	}

@@ -6,14 +6,15 @@
 # default; linkchecker threads=8), and linkchecker's per-host rate limit
 # is lifted (the site sends the LinkChecker header that allows it, and
 # maxrequestspersecond is set far above what it reaches). Prints the
-# median wall time of N runs of each (N=5 by default) and the ratio
-# sitediag/linkchecker; sitediag runs in one process, so linkchecker's
-# start-up (its --version) is printed too. Never fails on timing.
+# median wall times and the ratio sitediag/linkchecker; sitediag runs in
+# one process, so linkchecker's start-up (its --version) is printed too.
+#
+#   bench/brokenlink.sh [runs]     (default 5)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/http-lib.sh
+. "$(dirname "$0")/common.bash"
+. "$(dirname "$0")/http.bash"
+runs=${1:-5}
 need linkchecker linkchecker
-N=${N:-5}
 start_site
 page="$site/links"
 
@@ -26,24 +27,19 @@ maxrequestspersecond=1000000
 RC
 chmod 644 "$work/linkcheckerrc"
 
-ours=$("$bin" brokenlink -n "$N" "$page" 2>"$work/ours.log" | median)
-theirs=$(for _ in $(seq "$N"); do
-  start=$(date +%s.%N)
-  linkchecker -f "$work/linkcheckerrc" --no-status --no-robots -r 1 -o text "$page" >"$work/theirs.log" 2>&1 || true
-  end=$(date +%s.%N)
-  awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f\n", e - s }'
-done | median)
+mapfile -t ours < <("$bin" brokenlink -n "$runs" "$page" 2>"$work/ours.log")
+theirs=() startup=()
+for _ in $(seq "$runs"); do
+  out=/dev/null
+  startup+=("$(millis linkchecker --version 2>/dev/null)")
+  out=$work/theirs.log # linkchecker exits 1 when it finds broken links
+  theirs+=("$(millis linkchecker -f "$work/linkcheckerrc" --no-status --no-robots -r 1 -o text "$page" 2>/dev/null)")
+done
 
-startup=$(for _ in $(seq "$N"); do
-  start=$(date +%s.%N)
-  linkchecker --version >/dev/null 2>&1 || true
-  end=$(date +%s.%N)
-  awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f\n", e - s }'
-done | median)
-
-echo "brokenlink: median of $N runs each, seconds, 500-link page at $page"
+a=$(median "${ours[@]}") b=$(median "${theirs[@]}")
+echo "brokenlink: median of $runs runs each, milliseconds, 500-link page at $page"
 tail -n 1 "$work/ours.log"
-echo "linkchecker: $(grep -E "links? in .* checked" "$work/theirs.log" | tail -n 1)"
+echo "linkchecker: $(grep -E "links? in .* checked" "$out" | tail -n 1)"
 printf '%-12s %12s %12s %8s\n' "" sitediag linkchecker ratio
-printf '%-12s %12s %12s %8s\n' "wall time" "$ours" "$theirs" "$(ratio "$ours" "$theirs")"
-echo "(linkchecker start-up alone, --version: $startup s)"
+printf '%-12s %12s %12s %8s\n' "wall time" "$a" "$b" "$(ratio "$a" "$b")"
+echo "(linkchecker start-up alone, --version: $(median "${startup[@]}") ms)"

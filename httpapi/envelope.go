@@ -18,6 +18,8 @@ type response struct {
 	Meta    any
 	Data    any
 	Summary any
+	// Services is /openport's service detection, beside data.
+	Services any
 }
 
 type successEnvelope struct {
@@ -28,6 +30,7 @@ type successEnvelope struct {
 	Meta      any    `json:"meta"`
 	Data      any    `json:"data"`
 	Summary   any    `json:"summary,omitempty"`
+	Services  any    `json:"services,omitempty"`
 }
 
 type errorEnvelope struct {
@@ -52,6 +55,7 @@ func (h *Handler) writeSuccess(w http.ResponseWriter, r *http.Request, resp *res
 		Meta:      resp.Meta,
 		Data:      resp.Data,
 		Summary:   resp.Summary,
+		Services:  resp.Services,
 	})
 }
 

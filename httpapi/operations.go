@@ -17,6 +17,11 @@ func (h *Handler) operations() map[string]httprouter.Handle {
 		"/httpheader":    operation(h, h.httpHeader),
 		"/httpprotocol":  operation(h, h.httpProtocol),
 		"/brokenlink":    operation(h, h.brokenLink),
+		"/dnsrecord":     operation(h, h.dnsRecord),
+		"/dnssec":        operation(h, h.dnssec),
+		"/openport":      operation(h, h.openPort),
+		"/ping":          operation(h, h.ping),
+		"/mtr":           operation(h, h.mtr),
 	}
 }
 

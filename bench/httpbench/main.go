@@ -1,10 +1,10 @@
-// Command probebench is sitediag's side of the HTTP probe benchmarks
+// Command httpbench is sitediag's side of the HTTP probe benchmarks
 // (bench/ttfb.sh, bench/brokenlink.sh), and the local site they all run
 // against:
 //
-//	probebench serve                  serve the site on 127.0.0.1, print its URL, run until stdin closes
-//	probebench ttfb -n N URL          measure /ttfb N times; print each in milliseconds
-//	probebench brokenlink -n N URL    check the page's links N times; print each run's seconds
+//	httpbench serve                  serve the site on 127.0.0.1, print its URL, run until stdin closes
+//	httpbench ttfb -n N URL          measure /ttfb N times; print each in milliseconds
+//	httpbench brokenlink -n N URL    check the page's links N times; print each run's milliseconds
 //
 // The site: /fast answers at once, /slow after 20 ms, /links is a page of
 // 500 links to /l/0 … /l/499 (every fiftieth answers 500, the other
@@ -36,7 +36,7 @@ const pageLinks = 500
 func main() {
 	log.SetFlags(0)
 	if len(os.Args) < 2 {
-		log.Fatal("usage: probebench serve | ttfb -n N URL | brokenlink -n N URL")
+		log.Fatal("usage: httpbench serve | ttfb -n N URL | brokenlink -n N URL")
 	}
 	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
 	case "serve":
@@ -46,7 +46,7 @@ func main() {
 		n := fs.Int("n", 10, "runs")
 		fs.Parse(args)
 		if fs.NArg() != 1 {
-			log.Fatalf("usage: probebench %s -n N URL", cmd)
+			log.Fatalf("usage: httpbench %s -n N URL", cmd)
 		}
 		run(cmd, *n, fs.Arg(0))
 	default:
@@ -119,7 +119,7 @@ func run(cmd string, n int, target string) {
 			if err != nil {
 				log.Fatal(err)
 			}
-			fmt.Printf("%.3f\n", time.Since(start).Seconds())
+			fmt.Printf("%.3f\n", float64(time.Since(start))/float64(time.Millisecond))
 			fmt.Fprintf(os.Stderr, "sitediag: %s %+v\n", res.Message(), res.Summary)
 		}
 	}
