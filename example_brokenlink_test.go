@@ -25,7 +25,7 @@ func ExampleClient_BrokenLink() {
 		}
 	}))
 	defer site.Close()
-	c := probeExampleClient()
+	c := exampleClient()
 	defer c.Close()
 
 	res, err := c.BrokenLink(context.Background(), site.URL, sitediag.BrokenLinkOptions{})

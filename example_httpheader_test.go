@@ -17,7 +17,7 @@ func ExampleClient_HTTPHeader() {
 		w.Header()["Set-Cookie"] = []string{"session=1; HttpOnly", "theme=dark"}
 	}))
 	defer site.Close()
-	c := probeExampleClient()
+	c := exampleClient()
 	defer c.Close()
 
 	res, err := c.HTTPHeader(context.Background(), site.URL, sitediag.HTTPHeaderOptions{})

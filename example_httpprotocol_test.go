@@ -15,7 +15,7 @@ func ExampleClient_HTTPProtocol() {
 	site.EnableHTTP2 = true
 	site.StartTLS()
 	defer site.Close()
-	c := probeExampleClient()
+	c := exampleClient()
 	defer c.Close()
 
 	res, err := c.HTTPProtocol(context.Background(), site.URL, sitediag.HTTPProtocolOptions{})

@@ -18,7 +18,7 @@ func ExampleClient_LoadTime() {
 	site.EnableHTTP2 = true
 	site.StartTLS()
 	defer site.Close()
-	c := probeExampleClient()
+	c := exampleClient()
 	defer c.Close()
 
 	res, err := c.LoadTime(context.Background(), site.URL, sitediag.LoadTimeOptions{})

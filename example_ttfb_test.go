@@ -6,27 +6,16 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 
 	"github.com/sitediag/sitediag"
 )
-
-// probeExampleClient is a client that may reach the loopback fixtures of the
-// examples, as an operator would allow an internal network.
-func probeExampleClient() *sitediag.Client {
-	c, err := sitediag.New(sitediag.Config{AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
-	if err != nil {
-		log.Fatal(err)
-	}
-	return c
-}
 
 func ExampleClient_TTFB() {
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "hello")
 	}))
 	defer site.Close()
-	c := probeExampleClient()
+	c := exampleClient()
 	defer c.Close()
 
 	res, err := c.TTFB(context.Background(), site.URL, sitediag.TTFBOptions{})

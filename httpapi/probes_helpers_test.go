@@ -3,10 +3,12 @@ package httpapi_test
 import (
 	"net"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/sitediag/sitediag/internal/apitest"
+	"github.com/sitediag/sitediag/internal/porttest"
 )
 
 // newAPI starts the test API with site.test at 127.0.0.1 and
@@ -38,16 +40,7 @@ func hostOf(rawURL string) string {
 }
 
 // deadPort is a loopback TCP port where nothing listens.
-func deadPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	return port
-}
+func deadPort(t *testing.T) string { return strconv.Itoa(int(porttest.Closed(t))) }
 
 // num reads a JSON number out of a decoded object.
 func num(t *testing.T, m map[string]any, key string) float64 {

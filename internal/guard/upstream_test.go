@@ -10,11 +10,13 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardtest"
+	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/internal/proxytest"
 )
 
@@ -90,14 +92,8 @@ func TestProxyNeverSeesRefusedTargets(t *testing.T) {
 }
 
 func TestProxyErrors(t *testing.T) {
-	// A port with nothing listening.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := ln.Addr().String()
-	ln.Close()
-	_, deadPort, _ := net.SplitHostPort(dead)
+	deadPort := strconv.Itoa(int(porttest.Closed(t)))
+	dead := "127.0.0.1:" + deadPort
 
 	g := guardtest.New(t)
 	connect := proxytest.StartConnect(t, proxytest.Options{User: "u", Password: "p"})

@@ -1,9 +1,11 @@
 package httpprobe_test
 
 import (
+	"github.com/sitediag/sitediag/internal/porttest"
 	"net"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"testing"
 )
 
@@ -20,13 +22,4 @@ func siteURL(t *testing.T, srv *httptest.Server, path string) *url.URL {
 }
 
 // deadPort returns a loopback TCP port where nothing listens.
-func deadPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	return port
-}
+func deadPort(t *testing.T) string { return strconv.Itoa(int(porttest.Closed(t))) }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardtest"
 	"github.com/sitediag/sitediag/internal/htmlx"
+	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/net/httpprobe"
 	"github.com/sitediag/sitediag/net/linkcheck"
 )
@@ -37,14 +39,7 @@ func newFixture(t *testing.T) (*fixture, *guard.Guard) {
 	t.Helper()
 	g := guardtest.New(t)
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, dead, _ := net.SplitHostPort(ln.Addr().String())
-	ln.Close()
-
-	f := &fixture{deadPort: dead, heads: map[string]int{}, gets: map[string]int{}, hang: make(chan struct{})}
+	f := &fixture{deadPort: strconv.Itoa(int(porttest.Closed(t))), heads: map[string]int{}, gets: map[string]int{}, hang: make(chan struct{})}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(func() {
 		close(f.hang)
