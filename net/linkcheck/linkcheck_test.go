@@ -134,7 +134,7 @@ func TestCheckPage(t *testing.T) {
 			want := append(common[:2:2], tc.moved)
 			want = append(want, common[2:]...)
 			page, _ := url.Parse(f.base + "/page")
-			report, err := linkcheck.CheckPage(context.Background(), client, page, linkcheck.Options{Follow: tc.follow, LinkTimeout: 500 * time.Millisecond})
+			report, err := linkcheck.CheckPage(context.Background(), client, page, linkcheck.Options{Follow: tc.follow, LinkTimeout: 2 * time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -171,7 +171,7 @@ func TestCheckPageFollowsThePageRedirect(t *testing.T) {
 	client := g.NewHTTPClient(guard.HTTPOptions{})
 	defer client.CloseIdleConnections()
 	start, _ := url.Parse(f.base + "/start")
-	report, err := linkcheck.CheckPage(context.Background(), client, start, linkcheck.Options{Follow: true, LinkTimeout: 200 * time.Millisecond, MaxLinks: 3})
+	report, err := linkcheck.CheckPage(context.Background(), client, start, linkcheck.Options{Follow: true, LinkTimeout: 2 * time.Second, MaxLinks: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
