@@ -229,15 +229,6 @@ func notAllowed(err error) *Error {
 	return newError(CodeTargetNotAllowed, err, "the target is not allowed")
 }
 
-// checkProxyCountry refuses every proxy country until the HTTP client
-// routes through country proxies (the HTTP probes issue wires proxyFor in).
-func (c *Client) checkProxyCountry(country string) error {
-	if country == "" {
-		return nil
-	}
-	return newError(CodeProxyCountryUnsupported, nil, "proxyCountry: no proxy is configured for %q", country)
-}
-
 // proxyFor returns the proxy configured for country, nil for "", or
 // PROXY_COUNTRY_UNSUPPORTED.
 func (c *Client) proxyFor(country string) (*url.URL, error) {
