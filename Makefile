@@ -7,7 +7,8 @@ ADDR ?= 127.0.0.1:8080
 .PHONY: run test setup vet fmt bench
 
 run: setup
-	$(GO) run ./examples/server -addr $(ADDR)
+	$(GO) build -o bin/sitediag-server ./examples/server
+	exec ./bin/sitediag-server -addr $(ADDR)
 
 test: setup vet
 	$(GO) test -count=1 -timeout 15m ./...

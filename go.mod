@@ -3,16 +3,25 @@ module github.com/sitediag/sitediag
 go 1.26.8
 
 require (
+	github.com/PuerkitoBio/goquery v1.13.0
 	github.com/go-rod/rod v0.116.2
+	github.com/google/go-cmp v0.7.0
 	github.com/julienschmidt/httprouter v1.3.0
 	github.com/miekg/dns v1.1.73
+	github.com/prometheus-community/pro-bing v0.9.1
+	github.com/quic-go/quic-go v0.65.0
 	github.com/ysmood/leakless v0.9.0
+	golang.org/x/crypto v0.58.0
 	golang.org/x/image v0.47.0
 	golang.org/x/net v0.62.0
+	golang.org/x/sync v0.24.0
 	golang.org/x/time v0.16.0
 )
 
 require (
+	github.com/andybalholm/cascadia v1.3.4 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/quic-go/qpack v0.6.0 // indirect
 	github.com/ysmood/fetchup v0.2.3 // indirect
 	github.com/ysmood/goob v0.4.0 // indirect
 	github.com/ysmood/got v0.40.0 // indirect

@@ -1,6 +1,10 @@
 package sitediag
 
-import "context"
+import (
+	"context"
+
+	"github.com/sitediag/sitediag/net/ping"
+)
 
 // HealthStatus is the state of one dependency.
 type HealthStatus string
@@ -20,9 +24,10 @@ type ServiceHealth struct {
 }
 
 // Health checks what the client depends on, each bounded by ctx: the DNS
-// servers (service "resolver") and the browser ("browser": down when
-// Chromium is missing or does not start, degraded when jobs are waiting
-// for a slot; a browser that has not started yet is not started).
+// servers (service "resolver"), the ICMP sockets /ping and /mtr need
+// (service "icmp") and the browser ("browser": down when Chromium is
+// missing or does not start, degraded when jobs are waiting for a slot;
+// a browser that has not started yet is not started).
 func (c *Client) Health(ctx context.Context) []ServiceHealth {
 	resolver := ServiceHealth{Name: "resolver", Status: Healthy, Message: "DNS servers answer"}
 	if err := c.resolver.Ping(ctx); err != nil {
@@ -36,5 +41,18 @@ func (c *Client) Health(ctx context.Context) []ServiceHealth {
 	case st.Busy:
 		b.Status = Degraded
 	}
-	return []ServiceHealth{resolver, b}
+	return []ServiceHealth{resolver, icmpHealth(ping.ICMPAccess(false)), b}
+}
+
+// icmpHealth says what the ICMP access allows: raw sockets serve /ping
+// and /mtr; without them /mtr fails and /ping uses what is left.
+func icmpHealth(access ping.Access) ServiceHealth {
+	h := ServiceHealth{Name: "icmp", Status: Healthy, Message: "raw ICMP sockets: /ping and /mtr use ICMP"}
+	switch access {
+	case ping.AccessUnprivileged:
+		h.Status, h.Message = Degraded, "unprivileged ICMP sockets only: /ping uses ICMP, /mtr needs raw sockets (root or CAP_NET_RAW)"
+	case ping.AccessNone:
+		h.Status, h.Message = Degraded, "no ICMP sockets: /ping falls back to TCP connects, /mtr needs raw sockets (root or CAP_NET_RAW)"
+	}
+	return h
 }

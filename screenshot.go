@@ -136,7 +136,7 @@ func (c *Client) Screenshot(ctx context.Context, rawURL string, opts ScreenshotO
 			return err
 		}
 		if opts.AddTimestamp {
-			shot.Timestamp = time.Now()
+			shot.Timestamp = c.cfg.Now()
 		}
 		s, err := j.Screenshot(ctx, shot)
 		if err != nil {

@@ -41,6 +41,7 @@ package sitediag
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -81,6 +82,25 @@ type Config struct {
 	// still resolved and checked before a request is handed to one.
 	// Empty means no country is supported.
 	Proxies map[string]*url.URL
+	// Now returns the current time, against which validity periods
+	// (DNSSEC signatures, certificate expiry) are judged. If nil,
+	// time.Now.
+	Now func() time.Time
+	// ASN finds the origin AS of an address /mtr shows, as "AS64500";
+	// an error or "" means unknown. If nil, the DNS lookup of
+	// ASNOriginZone is used; with neither, every AS is "AS???".
+	ASN func(ctx context.Context, addr netip.Addr) (string, error)
+	// ASNOriginZone is an IP-to-ASN DNS zone answering TXT records in
+	// Team Cymru's format ("64500 | 192.0.2.0/24 | ZZ | …"), such as
+	// origin.asn.cymru.com, queried through DNSServers for IPv4 hops
+	// when ASN is nil. Empty means no lookup.
+	ASNOriginZone string
+	// ASNOrigin6Zone is the same for IPv6 hops (origin6.asn.cymru.com).
+	// Empty means no lookup.
+	ASNOrigin6Zone string
+	// RootCAs are the trust anchors TLSScan verifies certificates
+	// against. If nil, the system's roots.
+	RootCAs *x509.CertPool
 	// ChromePath is the Chromium binary for the browser operations. If
 	// empty, $SITEDIAG_CHROME_PATH, then chromium, chromium-browser and
 	// google-chrome on PATH. Nothing is ever downloaded; without a
@@ -129,6 +149,9 @@ func New(cfg Config) (*Client, error) {
 	cfg.DNSServers = servers
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	resolver := &dns.Resolver{Servers: servers}
 	g := guard.New(resolver, guard.NewPolicy(cfg.AllowNetworks))
@@ -187,8 +210,8 @@ func normaliseProxies(in map[string]*url.URL) (map[string]*url.URL, error) {
 }
 
 // Close releases what the client started: it stops the browser (running
-// browser jobs fail) and waits until its processes are gone. Calls after
-// Close fail.
+// browser jobs fail) and waits until its processes are gone. Do not use
+// the client after Close.
 func (c *Client) Close() error { return c.browser.Close() }
 
 // withTimeout applies the client's timeout when ctx has no deadline.
@@ -232,6 +255,16 @@ func parseURL(raw string) (*target.Target, error) {
 	return t, nil
 }
 
+// parseHost parses the url field of the host-level operations: a URL, a
+// bare host or an IP literal.
+func parseHost(raw string) (*target.Target, error) {
+	t, err := target.ParseHost(raw)
+	if err != nil {
+		return nil, invalidURL(err)
+	}
+	return t, nil
+}
+
 func invalidURL(err error) *Error {
 	var te *target.Error
 	if errors.As(err, &te) {
@@ -243,15 +276,6 @@ func invalidURL(err error) *Error {
 // notAllowed is the one refusal; its details never say what was refused.
 func notAllowed(err error) *Error {
 	return newError(CodeTargetNotAllowed, err, "the target is not allowed")
-}
-
-// checkProxyCountry refuses every proxy country until the HTTP client
-// routes through country proxies (the HTTP probes issue wires proxyFor in).
-func (c *Client) checkProxyCountry(country string) error {
-	if country == "" {
-		return nil
-	}
-	return newError(CodeProxyCountryUnsupported, nil, "proxyCountry: no proxy is configured for %q", country)
 }
 
 // proxyFor returns the proxy configured for country, nil for "", or

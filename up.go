@@ -3,8 +3,6 @@ package sitediag
 import (
 	"context"
 	"errors"
-	"net"
-	"net/http"
 
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/net/httpprobe"
@@ -45,16 +43,13 @@ type UpResult struct {
 // CodeTargetNotAllowed (the target or a redirect it follows is refused),
 // CodeTooManyRedirects (a loop or more than 10), CodeSiteStatusFailed.
 func (c *Client) Up(ctx context.Context, rawURL string, opts UpOptions) (*UpResult, error) {
-	t, err := parseURL(rawURL)
+	t, proxy, err := c.httpTarget(rawURL, opts.ProxyCountry)
 	if err != nil {
-		return nil, err
-	}
-	if err := c.checkProxyCountry(opts.ProxyCountry); err != nil {
 		return nil, err
 	}
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	client := c.guard.NewHTTPClient(guard.HTTPOptions{})
+	client := c.guard.NewHTTPClient(guard.HTTPOptions{Proxy: proxy})
 	defer client.CloseIdleConnections()
 
 	follow := !opts.NoFollowRedirect
@@ -102,25 +97,14 @@ type RedirectCheckResult struct {
 // loop or more than 10), CodeUnableToConnect (a hop got no response),
 // CodeRedirectCheckFailed.
 func (c *Client) RedirectCheck(ctx context.Context, rawURL string, opts RedirectCheckOptions) (*RedirectCheckResult, error) {
-	t, err := parseURL(rawURL)
+	t, proxy, err := c.httpTarget(rawURL, opts.ProxyCountry)
 	if err != nil {
-		return nil, err
-	}
-	if err := c.checkProxyCountry(opts.ProxyCountry); err != nil {
 		return nil, err
 	}
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	var client *http.Client
-	newClient := func(wrap func(net.Conn) net.Conn) httpprobe.Doer {
-		client = c.guard.NewHTTPClient(guard.HTTPOptions{WrapConn: wrap})
-		return client
-	}
-	defer func() {
-		if client != nil {
-			client.CloseIdleConnections()
-		}
-	}()
+	newClient, closeClient := c.recordingClient(proxy)
+	defer closeClient()
 	hops, err := httpprobe.RedirectChain(ctx, newClient, t.URL)
 	if err != nil {
 		return nil, mapHTTPError(err, CodeRedirectCheckFailed)
@@ -129,12 +113,16 @@ func (c *Client) RedirectCheck(ctx context.Context, rawURL string, opts Redirect
 }
 
 // mapHTTPError maps what the HTTP probes return to the documented codes;
-// failed is the operation's own failure code.
+// failed is the operation's own failure code. A country proxy that could
+// not be used is the operation's failure, not the target's.
 func mapHTTPError(err error, failed Code) *Error {
 	var fetchErr *httpprobe.FetchError
+	var proxyErr *guard.ProxyError
 	switch {
 	case errors.Is(err, guard.ErrNotAllowed):
 		return notAllowed(err)
+	case errors.As(err, &proxyErr):
+		return newError(failed, err, "the proxy for this country could not be used")
 	case errors.Is(err, httpprobe.ErrTooManyRedirects):
 		return newError(CodeTooManyRedirects, err, "more than %d redirects, or a redirect loop", httpprobe.MaxRedirects)
 	case errors.Is(err, context.DeadlineExceeded):
@@ -143,6 +131,16 @@ func mapHTTPError(err error, failed Code) *Error {
 		return newError(CodeUnableToConnect, err, "%s: %s", fetchErr.URL, httpprobe.Why(fetchErr.Err))
 	}
 	return newError(failed, err, "the operation could not be completed")
+}
+
+// mapProbeError is mapHTTPError for the operations that do not document
+// TOO_MANY_REDIRECTS: a loop or an 11th redirect is their cannot-connect
+// outcome.
+func mapProbeError(err error, failed Code) *Error {
+	if errors.Is(err, httpprobe.ErrTooManyRedirects) {
+		return newError(CodeUnableToConnect, err, "more than %d redirects, or a redirect loop", httpprobe.MaxRedirects)
+	}
+	return mapHTTPError(err, failed)
 }
 
 // Up calls Client.Up on the default client.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"sync"
-	"time"
 
 	"github.com/sitediag/sitediag/browser"
 )
@@ -107,7 +106,7 @@ func (c *Client) URL2PDF(ctx context.Context, rawURL string, opts URL2PDFOptions
 			}
 			res.RedirectedURL, res.BlockedRequests = v.URL, j.Stats().Refused
 			if opts.AddTimestamp {
-				pdf.Timestamp = time.Now()
+				pdf.Timestamp = c.cfg.Now()
 			}
 			_, err = j.PDF(ctx, pdf, w)
 			return err

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -28,17 +29,22 @@ const defaultQueryTimeout = 3 * time.Second
 var (
 	// ErrNoServers means the resolver has no server to ask.
 	ErrNoServers = errors.New("dns: no DNS servers configured")
-	// ErrNoAnswer means no server answered in time.
+	// ErrNoAnswer means no server answered.
 	ErrNoAnswer = errors.New("dns: no server answered")
+	// ErrTimeout is wrapped with ErrNoAnswer when the last server tried
+	// did not answer in time.
+	ErrTimeout = errors.New("dns: timed out")
 )
 
 // Resolver sends queries to a fixed list of servers. The zero value uses
 // the servers of /etc/resolv.conf. It is safe for concurrent use.
 type Resolver struct {
-	// Servers are host:port addresses tried in order. If empty, the
+	// Servers are host:port addresses. A query goes to the first, and
+	// to the second when the first does not answer. If empty, the
 	// nameservers of /etc/resolv.conf are used.
 	Servers []string
-	// Timeout bounds one exchange with one server. If zero, 3 s.
+	// Timeout bounds one exchange with one server over one transport
+	// (UDP, then TCP after a truncated answer). If zero, 3 s.
 	Timeout time.Duration
 
 	once       sync.Once
@@ -80,10 +86,19 @@ func (r *Resolver) timeout() time.Duration {
 	return defaultQueryTimeout
 }
 
+// maxAttempts is how many servers one query tries: the first, and one
+// retry on another.
+const maxAttempts = 2
+
 // Exchange sends msg with EDNS0 (1232-byte buffer) over UDP, retries over
-// TCP when the answer is truncated, and moves to the next server when one
-// does not answer. A response with any rcode is returned as is: NXDOMAIN or
-// SERVFAIL is an answer, not an error.
+// TCP when the answer is truncated, and when the first server does not
+// answer, or answers SERVFAIL or REFUSED, asks the next server once. Each
+// exchange with one server is bounded by Timeout and by ctx. A response
+// with any rcode is returned as is: NXDOMAIN or SERVFAIL is an answer, not
+// an error.
+//
+// When no server answers, the error wraps ErrNoAnswer, and ErrTimeout too
+// when the last attempt ran out of time (Timeout or ctx's deadline).
 func (r *Resolver) Exchange(ctx context.Context, msg *mdns.Msg) (*mdns.Msg, error) {
 	servers, err := r.servers()
 	if err != nil {
@@ -92,34 +107,69 @@ func (r *Resolver) Exchange(ctx context.Context, msg *mdns.Msg) (*mdns.Msg, erro
 	if msg.IsEdns0() == nil {
 		msg.SetEdns0(ednsBufferSize, false)
 	}
+	servers = servers[:min(len(servers), maxAttempts)]
 	var lastErr error
-	for _, server := range servers {
+	var fallback *mdns.Msg
+	for i, server := range servers {
 		resp, err := r.exchangeWith(ctx, msg, server)
-		if err == nil {
-			return resp, nil
+		if err != nil {
+			lastErr = err
+			if ctx.Err() != nil {
+				break
+			}
+			continue
 		}
-		lastErr = err
-		if ctx.Err() != nil {
-			break
+		if (resp.Rcode == mdns.RcodeServerFailure || resp.Rcode == mdns.RcodeRefused) && i+1 < len(servers) {
+			fallback = resp
+			continue
 		}
+		return resp, nil
+	}
+	if fallback != nil {
+		return fallback, nil
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNoAnswer, ctxErr)
+		lastErr = ctxErr
+	}
+	if isTimeout(lastErr) {
+		return nil, fmt.Errorf("%w: %w: %w", ErrNoAnswer, ErrTimeout, lastErr)
 	}
 	return nil, fmt.Errorf("%w: %w", ErrNoAnswer, lastErr)
 }
 
+// isTimeout reports whether err means time ran out: a deadline of ctx or
+// of a socket.
+func isTimeout(err error) bool {
+	var netErr net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
+		(errors.As(err, &netErr) && netErr.Timeout())
+}
+
 func (r *Resolver) exchangeWith(ctx context.Context, msg *mdns.Msg, server string) (*mdns.Msg, error) {
-	c := &mdns.Client{Net: "udp", Timeout: r.timeout(), UDPSize: ednsBufferSize}
-	resp, _, err := c.ExchangeContext(ctx, msg, server)
+	resp, err := r.exchangeOver(ctx, "udp", msg, server)
 	if err == nil && !resp.Truncated {
 		return resp, nil
 	}
 	if err != nil && !errors.Is(err, mdns.ErrBuf) {
 		return nil, err
 	}
-	c.Net = "tcp"
-	resp, _, err = c.ExchangeContext(ctx, msg, server)
+	return r.exchangeOver(ctx, "tcp", msg, server)
+}
+
+// exchangeOver sends msg to server over network and waits for the answer
+// until Timeout, ctx's deadline or ctx's cancellation.
+func (r *Resolver) exchangeOver(ctx context.Context, network string, msg *mdns.Msg, server string) (*mdns.Msg, error) {
+	c := &mdns.Client{Net: network, Timeout: r.timeout(), UDPSize: ednsBufferSize}
+	conn, err := c.DialContext(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	// miekg/dns honours ctx's deadline but not its cancellation: end
+	// the exchange when ctx ends.
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	resp, _, err := c.ExchangeWithConnContext(ctx, msg, conn)
 	return resp, err
 }
 
@@ -203,8 +253,9 @@ func (r *Resolver) lookupType(ctx context.Context, host string, qtype uint16) ([
 	return addrs, nil
 }
 
-// Ping asks each server for the root NS set and reports whether at least
-// one answered, with any rcode. It backs the resolver health check.
+// Ping asks the servers for the root NS set, as Exchange does, and
+// reports whether one answered, with any rcode. It backs the resolver
+// health check.
 func (r *Resolver) Ping(ctx context.Context) error {
 	msg := new(mdns.Msg)
 	msg.SetQuestion(".", mdns.TypeNS)

@@ -25,6 +25,7 @@ import (
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/internal/apitest"
 	"github.com/sitediag/sitediag/internal/procs"
+	"github.com/sitediag/sitediag/internal/proxytest"
 	"github.com/sitediag/sitediag/internal/testenv"
 )
 
@@ -305,44 +306,11 @@ func TestBrowserOperationErrors(t *testing.T) {
 	}
 }
 
-// countryProxy is a forward proxy standing in for a country proxy: it
-// serves site.test from the fixture and counts what it was asked.
-func countryProxy(t *testing.T) (*url.URL, func() int) {
-	t.Helper()
-	var mu sync.Mutex
-	n := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		n++
-		mu.Unlock()
-		out := r.Clone(r.Context())
-		out.RequestURI = ""
-		out.URL.Host = strings.Replace(out.URL.Host, "site.test", "127.0.0.1", 1)
-		resp, err := http.DefaultTransport.RoundTrip(out)
-		if err != nil {
-			w.WriteHeader(http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		for k, v := range resp.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(resp.StatusCode)
-		io.Copy(w, resp.Body)
-	}))
-	t.Cleanup(srv.Close)
-	u, _ := url.Parse(srv.URL)
-	return u, func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		return n
-	}
-}
-
 func TestBrowserThroughACountryProxy(t *testing.T) {
 	needChromium(t)
-	proxy, asked := countryProxy(t)
-	api := apitest.New(t, apitest.Options{Config: sitediag.Config{Proxies: map[string]*url.URL{"us": proxy}}})
+	proxy := proxytest.StartConnect(t, proxytest.Options{})
+	asked := func() int { return len(proxy.Targets()) }
+	api := apitest.New(t, apitest.Options{Config: sitediag.Config{Proxies: map[string]*url.URL{"us": proxy.URL}}})
 	site := startPages(t, api)
 	for _, path := range []string{"/screenshot", "/url2pdf"} {
 		before := asked()

@@ -63,6 +63,8 @@ func decodeError(err error) error {
 		return sitediag.InvalidParameter(field, "must be "+jsonType(typeErr.Type.Kind().String())+", not "+typeErr.Value)
 	case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF):
 		return sitediag.InvalidParameter("body", "is not valid JSON")
+	// encoding/json has no typed error for DisallowUnknownFields; its
+	// text is documented and stable, so this is the one string match.
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 		return sitediag.InvalidParameter(field, "is not a known field")

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -20,6 +21,8 @@ type response struct {
 	Summary any
 	// Inline is /screenshot's inline image (inline: true).
 	Inline any
+	// Services is /openport's service detection, beside data.
+	Services any
 }
 
 type successEnvelope struct {
@@ -31,6 +34,7 @@ type successEnvelope struct {
 	Data      any    `json:"data"`
 	Summary   any    `json:"summary,omitempty"`
 	Inline    any    `json:"inline,omitempty"`
+	Services  any    `json:"services,omitempty"`
 }
 
 type errorEnvelope struct {
@@ -56,6 +60,7 @@ func (h *Handler) writeSuccess(w http.ResponseWriter, r *http.Request, resp *res
 		Data:      resp.Data,
 		Summary:   resp.Summary,
 		Inline:    resp.Inline,
+		Services:  resp.Services,
 	})
 }
 
@@ -106,9 +111,23 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // base36 is the alphabet of test ids.
 const base36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 
-// newTestID returns 32 lowercase base-36 characters from crypto/rand,
-// drawn without modulo bias.
-func newTestID() string {
+// uuidID reports whether the operation at path has UUID test ids, as the
+// spec shows for /tlsscan; every other id is 32 base-36 characters.
+func uuidID(path string) bool {
+	switch path {
+	case "/tlsscan":
+		return true
+	}
+	return false
+}
+
+// newTestID returns a fresh test id for a request to path: a random
+// (version 4) UUID where uuidID says so, else 32 lowercase base-36 characters
+// from crypto/rand, drawn without modulo bias.
+func newTestID(path string) string {
+	if uuidID(path) {
+		return newUUID()
+	}
 	out := make([]byte, 0, 32)
 	var buf [48]byte
 	for len(out) < 32 {
@@ -120,4 +139,13 @@ func newTestID() string {
 		}
 	}
 	return string(out)
+}
+
+// newUUID returns a random UUID (RFC 9562 version 4) in its text form.
+func newUUID() string {
+	var u [16]byte
+	rand.Read(u[:])
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
 }

@@ -117,7 +117,7 @@ func (h *Handler) routes() *httprouter.Router {
 // routes it and logs it.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := h.now()
-	id := newTestID()
+	id := newTestID(r.URL.Path)
 	ctx := context.WithValue(r.Context(), requestKey{}, &requestInfo{id: id, start: start, base: h.publicBase(r)})
 	w.Header().Set("X-Request-Id", id)
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}

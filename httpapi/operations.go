@@ -12,6 +12,17 @@ func (h *Handler) operations() map[string]httprouter.Handle {
 	return map[string]httprouter.Handle{
 		"/up":            operation(h, h.up),
 		"/redirectcheck": operation(h, h.redirectCheck),
+		"/ttfb":          operation(h, h.ttfb),
+		"/loadtime":      operation(h, h.loadTime),
+		"/httpheader":    operation(h, h.httpHeader),
+		"/httpprotocol":  operation(h, h.httpProtocol),
+		"/brokenlink":    operation(h, h.brokenLink),
+		"/dnsrecord":     operation(h, h.dnsRecord),
+		"/dnssec":        operation(h, h.dnssec),
+		"/openport":      operation(h, h.openPort),
+		"/ping":          operation(h, h.ping),
+		"/mtr":           operation(h, h.mtr),
+		"/tlsscan":       operation(h, h.tlsScan),
 		"/screenshot":    operation(h, h.screenshot),
 		"/url2pdf":       operation(h, h.url2PDF),
 	}

@@ -12,7 +12,10 @@ type upRequest struct {
 	ProxyCountry   string `json:"proxyCountry"`
 }
 
-type upMeta struct {
+// followMeta is the meta of the operations that may follow redirects:
+// the target, the proxy country, whether redirects were followed and the
+// URL they led to.
+type followMeta struct {
 	URL            string     `json:"url"`
 	ProxyCountry   string     `json:"proxyCountry,omitempty"`
 	FollowRedirect bool       `json:"followRedirect"`
@@ -34,7 +37,7 @@ func (h *Handler) up(ctx context.Context, req *upRequest, test testRecord) (*res
 	}
 	return &response{
 		Message: msg,
-		Meta: upMeta{URL: res.Host, ProxyCountry: res.ProxyCountry, FollowRedirect: res.FollowRedirect,
+		Meta: followMeta{URL: res.Host, ProxyCountry: res.ProxyCountry, FollowRedirect: res.FollowRedirect,
 			RedirectedURL: res.RedirectedURL, Test: test},
 		Data: res,
 	}, nil
@@ -60,4 +63,10 @@ func (h *Handler) redirectCheck(ctx context.Context, req *redirectCheckRequest, 
 		Meta: redirectCheckMeta{URL: res.Host, ProxyCountry: res.ProxyCountry, Test: test},
 		Data: res.Hops,
 	}, nil
+}
+
+// followMetaOf is the meta of an HTTP probe's result.
+func followMetaOf(info sitediag.RequestInfo, test testRecord) followMeta {
+	return followMeta{URL: info.URL, ProxyCountry: info.ProxyCountry, FollowRedirect: info.FollowRedirect,
+		RedirectedURL: info.RedirectedURL, Test: test}
 }

@@ -10,6 +10,8 @@ while read -r cmd pkg; do
   command -v "$cmd" >/dev/null 2>&1 || need_pkgs+=("$pkg")
 done <<'LIST'
 ip iproute2
+nft nftables
+sysctl procps
 chromium chromium
 LIST
 

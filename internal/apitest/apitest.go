@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -63,6 +64,9 @@ func New(t testing.TB, opts Options) *API {
 	hopts := opts.HTTP
 	if hopts.APIKeys == nil {
 		hopts.APIKeys = []string{Key}
+	}
+	if hopts.Logger == nil {
+		hopts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if hopts.RateLimit == 0 {
 		hopts.RateLimit = -1

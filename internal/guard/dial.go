@@ -3,10 +3,9 @@ package guard
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
+	"net/http/httptrace"
 	"net/netip"
-	"strconv"
 	"syscall"
 	"time"
 )
@@ -42,7 +41,28 @@ func (g *Guard) Allowed(addr netip.Addr) bool { return g.policy.Allowed(addr) }
 // Resolve returns the allowed addresses of host (a name or an IP literal).
 // When the name resolves but no address is allowed, the error is
 // ErrNotAllowed; a name that does not resolve gives a *ResolveError.
+// A name's resolution is reported to the DNSStart and DNSDone hooks of
+// an httptrace.ClientTrace in ctx.
 func (g *Guard) Resolve(ctx context.Context, host string) ([]netip.Addr, error) {
+	if _, err := netip.ParseAddr(host); err == nil {
+		return g.resolve(ctx, host)
+	}
+	trace := httptrace.ContextClientTrace(ctx)
+	if trace != nil && trace.DNSStart != nil {
+		trace.DNSStart(httptrace.DNSStartInfo{Host: host})
+	}
+	addrs, err := g.resolve(ctx, host)
+	if trace != nil && trace.DNSDone != nil {
+		info := httptrace.DNSDoneInfo{Err: err}
+		for _, a := range addrs {
+			info.Addrs = append(info.Addrs, net.IPAddr{IP: a.AsSlice()})
+		}
+		trace.DNSDone(info)
+	}
+	return addrs, err
+}
+
+func (g *Guard) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
 	addrs, err := g.resolver.LookupAddrs(ctx, host)
 	if err != nil {
 		return nil, &ResolveError{Host: host, Err: err}
@@ -65,36 +85,48 @@ func (g *Guard) Resolve(ctx context.Context, host string) ([]netip.Addr, error) 
 // is checked again at connect time, so neither DNS rebinding nor a
 // resolver that disagrees can slip a refused address through.
 func (g *Guard) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
-	host, portStr, err := net.SplitHostPort(address)
-	if err != nil {
-		return nil, fmt.Errorf("guard: %w", err)
-	}
-	port, err := strconv.ParseUint(portStr, 10, 16)
-	if err != nil {
-		return nil, fmt.Errorf("guard: bad port %q", portStr)
-	}
-	addrs, err := g.Resolve(ctx, host)
+	addrs, port, err := g.resolveAddress(ctx, address)
 	if err != nil {
 		return nil, err
 	}
-	return g.DialAddrs(ctx, network, addrs, uint16(port))
+	return g.DialAddrs(ctx, network, addrs, port)
+}
+
+// resolveAddress splits host:port and resolves host to allowed addresses.
+func (g *Guard) resolveAddress(ctx context.Context, address string) ([]netip.Addr, uint16, error) {
+	host, port, err := splitHostPort(address)
+	if err != nil {
+		return nil, 0, err
+	}
+	addrs, err := g.Resolve(ctx, host)
+	return addrs, port, err
 }
 
 // DialAddrs connects to the first of addrs that accepts, on port. Use it
 // when the caller has already resolved and pinned the target.
 func (g *Guard) DialAddrs(ctx context.Context, network string, addrs []netip.Addr, port uint16) (net.Conn, error) {
+	return g.firstConn(ctx, addrs, port, func(ap netip.AddrPort) (net.Conn, error) {
+		return g.dial(ctx, network, ap.String())
+	}, nil)
+}
+
+// firstConn calls connect on each allowed address of addrs in turn and
+// returns the first connection. It stops early when ctx ends or when
+// stop, if set, says an error will not get better with another address.
+func (g *Guard) firstConn(ctx context.Context, addrs []netip.Addr, port uint16,
+	connect func(netip.AddrPort) (net.Conn, error), stop func(error) bool) (net.Conn, error) {
 	var errs []error
 	for _, a := range addrs {
 		if !g.policy.Allowed(a) {
 			errs = append(errs, ErrNotAllowed)
 			continue
 		}
-		conn, err := g.dial(ctx, network, netip.AddrPortFrom(a.WithZone("").Unmap(), port).String())
+		conn, err := connect(netip.AddrPortFrom(a.WithZone("").Unmap(), port))
 		if err == nil {
 			return conn, nil
 		}
 		errs = append(errs, err)
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || (stop != nil && stop(err)) {
 			break
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"time"
 )
 
@@ -36,19 +37,24 @@ type HTTPOptions struct {
 	// received, say). It limits the client to HTTP/1.1 and one request
 	// per connection.
 	WrapConn func(net.Conn) net.Conn
+	// Proxy, if set, is the operator's proxy (http://, https://,
+	// socks5://) every connection goes through; targets are still
+	// resolved and checked first (see Guard.Dialer). If nil, direct.
+	Proxy *url.URL
 }
 
 // NewHTTPClient returns a client whose every connection, redirect hops
-// included, goes through the guard's dialer. Each job gets its own client,
+// included, goes through the guard's dialer (and opts.Proxy, if set). Each job gets its own client,
 // so no connection is reused across jobs; call CloseIdleConnections when
 // the job ends. Certificates are not verified: a diagnosis reports on a
 // bad certificate rather than stopping at it. The request's context is the
 // total deadline.
 func (g *Guard) NewHTTPClient(opts HTTPOptions) *http.Client {
+	dial := g.Dialer(opts.Proxy)
 	transport := &http.Transport{
 		Proxy:                  nil,
-		DialContext:            g.DialContext,
-		TLSClientConfig:        insecureTLSConfig("", ""),
+		DialContext:            dial,
+		TLSClientConfig:        TLSConfig(""),
 		TLSHandshakeTimeout:    tlsHandshakeTimeout,
 		ResponseHeaderTimeout:  responseHeaderTimeout,
 		MaxResponseHeaderBytes: maxResponseHeaderSize,
@@ -60,19 +66,19 @@ func (g *Guard) NewHTTPClient(opts HTTPOptions) *http.Client {
 		transport.DisableKeepAlives = true
 		transport.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
 		transport.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			conn, err := g.DialContext(ctx, network, addr)
+			conn, err := dial(ctx, network, addr)
 			if err != nil {
 				return nil, err
 			}
 			return wrap(conn), nil
 		}
 		transport.DialTLSContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			conn, err := g.DialContext(ctx, network, addr)
+			conn, err := dial(ctx, network, addr)
 			if err != nil {
 				return nil, err
 			}
 			host, _, _ := net.SplitHostPort(addr)
-			tconn := tls.Client(conn, insecureTLSConfig(host, "http/1.1"))
+			tconn := tls.Client(conn, TLSConfig(host, "http/1.1"))
 			if err := handshake(ctx, tconn); err != nil {
 				conn.Close()
 				return nil, err
@@ -94,16 +100,16 @@ func (g *Guard) NewHTTPClient(opts HTTPOptions) *http.Client {
 	}
 }
 
-// insecureTLSConfig does not verify certificates: tools report on a bad
-// certificate rather than stop at it. SNI is sent only for names.
-func insecureTLSConfig(host, alpn string) *tls.Config {
+// TLSConfig is the client TLS configuration every tool that reaches a
+// target uses: certificates are not verified (tools report on a bad
+// certificate rather than stop at it), SNI is sent only for names, and
+// alpn are the protocols offered, if any.
+func TLSConfig(host string, alpn ...string) *tls.Config {
 	cfg := &tls.Config{InsecureSkipVerify: true} //nolint:gosec // findings, not trust decisions
 	if _, err := netip.ParseAddr(host); err != nil {
 		cfg.ServerName = host
 	}
-	if alpn != "" {
-		cfg.NextProtos = []string{alpn}
-	}
+	cfg.NextProtos = alpn
 	return cfg
 }
 

@@ -34,11 +34,11 @@ var ErrBlocked = errors.New("guard: host is on the block list")
 // and connects directly.
 type ProxyOptions struct {
 	// Upstream is a proxy (http, https, socks5 or socks5h URL, with
-	// optional user:password) that every allowed request is handed to,
-	// such as a country proxy. The target is resolved and checked first;
-	// http, https and socks5h upstreams are given the host name (so the
-	// upstream's own DNS view applies), socks5 the checked address. Nil
-	// means direct connections to the checked addresses.
+	// optional user:password) that every allowed request is tunnelled
+	// through, such as a country proxy (see Guard.Dialer): the target is
+	// resolved and checked first and the upstream is asked for the
+	// checked address, never the name. Nil means direct connections to
+	// the checked addresses.
 	Upstream *url.URL
 	// Block, if set, refuses every host it returns true for, before the
 	// host is resolved (ad and tracker lists). Such refusals are counted
@@ -74,8 +74,10 @@ type Proxy struct {
 	srv       *http.Server
 	forward   *httputil.ReverseProxy
 	transport *http.Transport
-	upstream  *upstream
-	served    chan struct{}
+	// dialUpstream reaches a target through ProxyOptions.Upstream; nil
+	// means direct.
+	dialUpstream DialFunc
+	served       chan struct{}
 
 	mu      sync.Mutex
 	closed  bool
@@ -88,37 +90,37 @@ type Proxy struct {
 // ListenProxy starts a filtering proxy on 127.0.0.1 with a random port.
 // Close it when done.
 func (g *Guard) ListenProxy(opts ProxyOptions) (*Proxy, error) {
-	up, err := newUpstream(opts.Upstream)
-	if err != nil {
-		return nil, err
+	if u := opts.Upstream; u != nil {
+		switch {
+		case u.Host == "":
+			return nil, errors.New("guard: upstream proxy has no host")
+		case u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5" && u.Scheme != "socks5h":
+			return nil, fmt.Errorf("guard: upstream proxy scheme %q is not http, https, socks5 or socks5h", u.Scheme)
+		}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("guard: proxy: %w", err)
 	}
 	p := &Proxy{
-		guard:    g,
-		opts:     opts,
-		ln:       ln,
-		upstream: up,
-		served:   make(chan struct{}),
-		tunnels:  map[net.Conn]struct{}{},
-		failed:   map[string]error{},
+		guard:   g,
+		opts:    opts,
+		ln:      ln,
+		served:  make(chan struct{}),
+		tunnels: map[net.Conn]struct{}{},
+		failed:  map[string]error{},
+	}
+	if opts.Upstream != nil {
+		p.dialUpstream = g.Dialer(opts.Upstream)
 	}
 	p.transport = &http.Transport{
 		DialContext:            p.dialAdmitted,
-		TLSClientConfig:        insecureTLSConfig("", ""),
+		TLSClientConfig:        TLSConfig(""),
 		TLSHandshakeTimeout:    tlsHandshakeTimeout,
 		ResponseHeaderTimeout:  proxyResponseTimeout,
 		MaxResponseHeaderBytes: proxyMaxHeaderBytes,
 		DisableCompression:     true,
 		IdleConnTimeout:        30 * time.Second,
-	}
-	if up != nil && up.forwardsHTTP() {
-		// The upstream takes absolute-form requests itself; the transport
-		// dials the (trusted) upstream, never the target.
-		p.transport.Proxy = http.ProxyURL(up.url)
-		p.transport.DialContext = (&net.Dialer{Timeout: dialTimeout}).DialContext
 	}
 	quiet := log.New(io.Discard, "", 0)
 	p.forward = &httputil.ReverseProxy{
@@ -235,10 +237,12 @@ func (p *Proxy) admit(ctx context.Context, host string, port uint16) (*admitted,
 	return t, nil
 }
 
-// dial connects to an admitted target, directly or through the upstream.
+// dial connects to an admitted target: directly to the checked
+// addresses, or through the upstream, which the guard's Dialer asks for
+// a checked address (never the name).
 func (p *Proxy) dial(ctx context.Context, t *admitted) (net.Conn, error) {
-	if p.upstream != nil {
-		return p.upstream.dial(ctx, t)
+	if p.dialUpstream != nil {
+		return p.dialUpstream(ctx, "tcp", hostKey(t.host, t.port))
 	}
 	return p.guard.DialAddrs(ctx, "tcp", t.addrs, t.port)
 }

@@ -3,36 +3,29 @@ package guard_test
 import (
 	"bufio"
 	"crypto/tls"
-	"encoding/base64"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/sitediag/sitediag/dns"
-	"github.com/sitediag/sitediag/internal/dnstest"
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/guardtest"
+	"github.com/sitediag/sitediag/internal/proxytest"
 )
 
-// newGuard returns a guard that allows 127.0.0.1 only and resolves with a
-// local DNS server: site.test is 127.0.0.1, evil.test is 127.0.0.2.
+// newGuard returns guardtest's guard (127.0.0.1 allowed, site.test on
+// it), where evil.test is 127.0.0.2.
 func newGuard(t *testing.T) *guard.Guard {
 	t.Helper()
-	srv := dnstest.Start(t)
-	srv.Add(t, "site.test. 60 IN A 127.0.0.1")
-	srv.Add(t, "evil.test. 60 IN A 127.0.0.2")
-	resolver := &dns.Resolver{Servers: []string{srv.Addr}, Timeout: 2 * time.Second}
-	return guard.New(resolver, guard.NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}))
+	return guardtest.New(t, "evil.test. 60 IN A 127.0.0.2")
 }
 
 // forbidden is a listener on an address the policy refuses; it counts
@@ -340,196 +333,50 @@ func TestProxyCloseCutsTunnels(t *testing.T) {
 	}
 }
 
-// upstreamHTTP is an HTTP proxy standing in for a country proxy: it
-// records what it was asked for and serves it from the fixture.
-type upstreamHTTP struct {
-	mu    sync.Mutex
-	asked []string
-	url   *url.URL
-}
-
-func startUpstreamHTTP(t *testing.T, user, pass string) *upstreamHTTP {
-	t.Helper()
-	u := &upstreamHTTP{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if got, want := r.Header.Get("Proxy-Authorization"), basicAuth(user, pass); got != want {
-			w.WriteHeader(http.StatusProxyAuthRequired)
-			return
-		}
-		u.mu.Lock()
-		u.asked = append(u.asked, r.Method+" "+r.Host)
-		u.mu.Unlock()
-		target := r.Host
-		if r.Method != http.MethodConnect {
-			target = r.URL.Host
-		}
-		// site.test means the fixture on 127.0.0.1: the upstream has its
-		// own DNS view.
-		target = strings.Replace(target, "site.test", "127.0.0.1", 1)
-		remote, err := net.Dial("tcp", target)
-		if err != nil {
-			w.WriteHeader(http.StatusBadGateway)
-			return
-		}
-		conn, buf, _ := http.NewResponseController(w).Hijack()
-		if r.Method == http.MethodConnect {
-			io.WriteString(conn, "HTTP/1.1 200 OK\r\n\r\n")
-		} else {
-			r.Header.Del("Proxy-Authorization")
-			r.Write(remote)
-		}
-		go io.Copy(remote, buf)
-		io.Copy(conn, remote)
-		conn.Close()
-		remote.Close()
-	}))
-	t.Cleanup(srv.Close)
-	u.url, _ = url.Parse(srv.URL)
-	if user != "" {
-		u.url.User = url.UserPassword(user, pass)
-	}
-	return u
-}
-
-func basicAuth(user, pass string) string {
-	if user == "" {
-		return ""
-	}
-	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
-}
-
-func (u *upstreamHTTP) requests() []string {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return append([]string(nil), u.asked...)
-}
-
-func TestProxyChainsAnHTTPUpstream(t *testing.T) {
-	g := newGuard(t)
-	up := startUpstreamHTTP(t, "user", "secret")
-	p := listenProxy(t, g, guard.ProxyOptions{Upstream: up.url})
-	srv := fixture(t, "via upstream")
+func TestProxyChainsAnUpstream(t *testing.T) {
+	srv := fixture(t, "plain")
 	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "tls via upstream")
+		io.WriteString(w, "tls")
 	}))
 	t.Cleanup(tlsSrv.Close)
-	f := listenForbidden(t)
-	client := proxiedClient(t, p)
-
-	for target, want := range map[string]string{
-		"http://site.test:" + portOf(t, srv.URL) + "/":     "via upstream",
-		"https://site.test:" + portOf(t, tlsSrv.URL) + "/": "tls via upstream",
+	port, tlsPort := portOf(t, srv.URL), portOf(t, tlsSrv.URL)
+	for _, up := range []*proxytest.Proxy{
+		proxytest.StartConnect(t, proxytest.Options{User: "user", Password: "secret"}),
+		proxytest.StartSOCKS5(t, proxytest.Options{}),
 	} {
-		resp, err := client.Get(target)
-		if err != nil {
-			t.Fatalf("GET %s: %v", target, err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if string(body) != want {
-			t.Errorf("GET %s: got %d %q, want %q", target, resp.StatusCode, body, want)
-		}
-	}
-	resp, err := client.Get("http://evil.test:" + f.port() + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusForbidden {
-		t.Errorf("refused target through upstream: got %d, want 403", resp.StatusCode)
-	}
-	asked := up.requests()
-	want := []string{"GET site.test:" + portOf(t, srv.URL), "CONNECT site.test:" + portOf(t, tlsSrv.URL)}
-	if strings.Join(asked, ",") != strings.Join(want, ",") {
-		t.Errorf("upstream was asked for %q, want %q (the host name, and never the refused target)", asked, want)
-	}
-}
-
-// startSOCKS5 runs a minimal SOCKS5 server (no authentication, CONNECT
-// only) and returns its address and what it was asked to reach.
-func startSOCKS5(t *testing.T) (string, func() []string) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	var mu sync.Mutex
-	var asked []string
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				head := make([]byte, 2)
-				io.ReadFull(br, head)
-				io.ReadFull(br, make([]byte, head[1]))
-				c.Write([]byte{5, 0})
-				req := make([]byte, 4)
-				io.ReadFull(br, req)
-				var host string
-				switch req[3] {
-				case 1:
-					ip := make([]byte, 4)
-					io.ReadFull(br, ip)
-					host = net.IP(ip).String()
-				case 3:
-					n, _ := br.ReadByte()
-					name := make([]byte, n)
-					io.ReadFull(br, name)
-					host = string(name)
-				}
-				pb := make([]byte, 2)
-				io.ReadFull(br, pb)
-				target := net.JoinHostPort(host, fmt.Sprint(binary.BigEndian.Uint16(pb)))
-				mu.Lock()
-				asked = append(asked, target)
-				mu.Unlock()
-				remote, err := net.Dial("tcp", strings.Replace(target, "site.test", "127.0.0.1", 1))
-				if err != nil {
-					c.Write([]byte{5, 5, 0, 1, 0, 0, 0, 0, 0, 0})
-					return
-				}
-				defer remote.Close()
-				c.Write([]byte{5, 0, 0, 1, 0, 0, 0, 0, 0, 0})
-				go io.Copy(remote, br)
-				io.Copy(c, remote)
-			}()
-		}
-	}()
-	return ln.Addr().String(), func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]string(nil), asked...)
-	}
-}
-
-func TestProxyChainsASOCKS5Upstream(t *testing.T) {
-	srv := fixture(t, "via socks")
-	port := portOf(t, srv.URL)
-	for _, tc := range []struct{ scheme, want string }{
-		{"socks5h", "site.test:" + port},
-		{"socks5", "127.0.0.1:" + port},
-	} {
-		t.Run(tc.scheme, func(t *testing.T) {
+		t.Run(up.URL.Scheme, func(t *testing.T) {
 			g := newGuard(t)
-			addr, asked := startSOCKS5(t)
-			p := listenProxy(t, g, guard.ProxyOptions{Upstream: &url.URL{Scheme: tc.scheme, Host: addr}})
-			resp, err := proxiedClient(t, p).Get("http://site.test:" + port + "/")
+			f := listenForbidden(t)
+			p := listenProxy(t, g, guard.ProxyOptions{Upstream: up.URL})
+			client := proxiedClient(t, p)
+			for target, want := range map[string]string{
+				"http://site.test:" + port + "/":     "plain",
+				"https://site.test:" + tlsPort + "/": "tls",
+			} {
+				resp, err := client.Get(target)
+				if err != nil {
+					t.Fatalf("GET %s: %v", target, err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if string(body) != want {
+					t.Errorf("GET %s: got %d %q, want %q", target, resp.StatusCode, body, want)
+				}
+			}
+			resp, err := client.Get("http://evil.test:" + f.port() + "/")
 			if err != nil {
 				t.Fatal(err)
 			}
-			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if string(body) != "via socks" {
-				t.Errorf("got %d %q, want via socks", resp.StatusCode, body)
+			if resp.StatusCode != http.StatusForbidden {
+				t.Errorf("refused target through the upstream: got %d, want 403", resp.StatusCode)
 			}
-			if got := asked(); len(got) != 1 || got[0] != tc.want {
-				t.Errorf("upstream asked for %q, want [%s]", got, tc.want)
+			got := up.Targets()
+			slices.Sort(got)
+			want := []string{"127.0.0.1:" + port, "127.0.0.1:" + tlsPort}
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("the upstream was asked for %q, want %q (checked addresses, never the refused target)", got, want)
 			}
 		})
 	}

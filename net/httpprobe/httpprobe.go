@@ -46,11 +46,14 @@ type Doer interface {
 	Do(req *http.Request) (*http.Response, error)
 }
 
-// walk requests start and, when follow is set, every redirect after it.
-// It returns the hops seen so far even when it fails, so the caller can
-// tell which URL could not be reached. headersOf turns a response into
-// its header list.
-func walk(ctx context.Context, client Doer, start *url.URL, follow bool, headersOf func(*http.Response) []Header) ([]Hop, error) {
+// step sends one request to u and returns its hop and, for a redirect
+// with a usable Location, where it points.
+type step func(ctx context.Context, u *url.URL) (Hop, *url.URL, error)
+
+// walk requests start and, when follow is set, every redirect after it,
+// one step per hop. It returns the hops seen so far even when it fails,
+// so the caller can tell which URL could not be reached.
+func walk(ctx context.Context, start *url.URL, follow bool, do step) ([]Hop, error) {
 	var hops []Hop
 	seen := map[string]bool{}
 	next := start
@@ -60,7 +63,7 @@ func walk(ctx context.Context, client Doer, start *url.URL, follow bool, headers
 			return hops, ErrTooManyRedirects
 		}
 		seen[key] = true
-		hop, loc, err := fetch(ctx, client, next, headersOf)
+		hop, loc, err := do(ctx, next)
 		if err != nil {
 			return hops, &FetchError{URL: key, Err: err}
 		}
@@ -72,36 +75,54 @@ func walk(ctx context.Context, client Doer, start *url.URL, follow bool, headers
 	}
 }
 
-// fetch sends one GET and returns its hop and, for a redirect with a
-// Location, where it points.
-func fetch(ctx context.Context, client Doer, u *url.URL, headersOf func(*http.Response) []Header) (Hop, *url.URL, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+// fetchStep is the step of the walks that need no body: one request with
+// method, the body drained a little and closed.
+func fetchStep(client Doer, method string, headersOf func(*http.Response) []Header) step {
+	return func(ctx context.Context, u *url.URL) (Hop, *url.URL, error) {
+		resp, err := send(ctx, client, method, u, nil)
+		if err != nil {
+			return Hop{}, nil, err
+		}
+		// Drain a little so the server sees a clean close; bodies are
+		// not part of these diagnoses.
+		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
+		resp.Body.Close()
+		hop, loc := hopOf(u, resp, headersOf(resp))
+		return hop, loc, nil
+	}
+}
+
+// send sends one request with the probes' User-Agent and any extra
+// headers.
+func send(ctx context.Context, client Doer, method string, u *url.URL, header http.Header) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), nil)
 	if err != nil {
-		return Hop{}, nil, err
+		return nil, err
+	}
+	for name, values := range header {
+		req.Header[name] = values
 	}
 	req.Header.Set("User-Agent", userAgent)
-	resp, err := client.Do(req)
-	if err != nil {
-		return Hop{}, nil, err
-	}
-	// Drain a little so the server sees a clean close; bodies are not
-	// part of these diagnoses.
-	_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
-	resp.Body.Close()
-	hop := Hop{URL: u.String(), Status: resp.StatusCode, Headers: headersOf(resp), reason: reasonPhrase(resp)}
+	return client.Do(req)
+}
+
+// hopOf describes resp, the answer to u, and says where it redirects to,
+// if anywhere an HTTP probe can follow.
+func hopOf(u *url.URL, resp *http.Response, headers []Header) (Hop, *url.URL) {
+	hop := Hop{URL: u.String(), Status: resp.StatusCode, Headers: headers, reason: reasonPhrase(resp)}
 	if !isRedirect(resp.StatusCode) {
-		return hop, nil, nil
+		return hop, nil
 	}
 	loc, err := resp.Location()
 	if err != nil {
 		// A redirect without a usable Location ends the chain.
-		return hop, nil, nil
+		return hop, nil
 	}
 	loc.Fragment = ""
 	if loc.Scheme != "http" && loc.Scheme != "https" {
-		return hop, nil, nil
+		return hop, nil
 	}
-	return hop, loc, nil
+	return hop, loc
 }
 
 func isRedirect(status int) bool {

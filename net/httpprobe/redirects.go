@@ -23,9 +23,16 @@ const maxHeadBytes = 64 << 10
 // MaxRedirects redirects gives ErrTooManyRedirects; a hop that gets no
 // response gives a *FetchError.
 func RedirectChain(ctx context.Context, newClient func(wrap func(net.Conn) net.Conn) Doer, target *url.URL) ([]Hop, error) {
+	return Headers(ctx, newClient, target, true)
+}
+
+// Headers is RedirectChain with the choice of following: without follow
+// it returns the first response alone. The last hop is the response whose
+// headers were asked for.
+func Headers(ctx context.Context, newClient func(wrap func(net.Conn) net.Conn) Doer, target *url.URL, follow bool) ([]Hop, error) {
 	heads := &headRecorder{}
 	client := newClient(heads.wrap)
-	return walk(ctx, client, target, true, heads.headersOf)
+	return walk(ctx, target, follow, fetchStep(client, http.MethodGet, heads.headersOf))
 }
 
 // headRecorder keeps the response head of each connection it wraps.

@@ -26,7 +26,7 @@ type UpResult struct {
 // (Reachable false), not an error; the error is ErrTooManyRedirects, a
 // refusal of the guard, or ctx's.
 func Up(ctx context.Context, client Doer, target *url.URL, follow bool) (*UpResult, error) {
-	hops, err := walk(ctx, client, target, follow, noHeaders)
+	hops, err := walk(ctx, target, follow, fetchStep(client, http.MethodGet, noHeaders))
 	var fetchErr *FetchError
 	switch {
 	case errors.As(err, &fetchErr):
@@ -44,8 +44,10 @@ func Up(ctx context.Context, client Doer, target *url.URL, follow bool) (*UpResu
 func noHeaders(*http.Response) []Header { return nil }
 
 // blocking reports whether err must stop an operation rather than be
-// reported as unreachable: a cancelled job, or a sentinel the caller
-// maps: a guard refusal, on the first hop or a later one.
+// reported as unreachable: a cancelled job, or an error the caller maps:
+// a guard refusal (on the first hop or a later one), or a country proxy
+// that could not be used.
 func blocking(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, guard.ErrNotAllowed)
+	var proxyErr *guard.ProxyError
+	return errors.Is(err, context.Canceled) || errors.Is(err, guard.ErrNotAllowed) || errors.As(err, &proxyErr)
 }

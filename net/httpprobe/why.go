@@ -17,7 +17,13 @@ func Why(err error) string {
 	var netErr net.Error
 	var recordErr tls.RecordHeaderError
 	var alert tls.AlertError
+	var proxyErr *guard.ProxyError
+	var tunnelErr *guard.TunnelError
 	switch {
+	case errors.As(err, &proxyErr):
+		return "proxy unreachable"
+	case errors.As(err, &tunnelErr):
+		return "proxy could not connect"
 	case errors.As(err, &resolveErr):
 		return "name not resolved"
 	case errors.Is(err, syscall.ECONNREFUSED):

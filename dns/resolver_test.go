@@ -1,0 +1,213 @@
+package dns_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	mdns "github.com/miekg/dns"
+
+	"github.com/sitediag/sitediag/dns"
+	"github.com/sitediag/sitediag/internal/dnstest"
+)
+
+// testTimeout is the per-exchange timeout of the test resolvers: short,
+// so the tests of servers that never answer stay fast.
+const testTimeout = 300 * time.Millisecond
+
+// silentServer returns the address of a UDP socket that never answers.
+func silentServer(t *testing.T) string {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	return pc.LocalAddr().String()
+}
+
+// closedPort returns a loopback UDP address nothing listens on, so
+// queries to it are refused.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := pc.LocalAddr().String()
+	pc.Close()
+	return addr
+}
+
+// rcodeServer answers every query with rcode.
+func rcodeServer(t *testing.T, rcode int) *dnstest.Server {
+	t.Helper()
+	s := dnstest.Start(t)
+	s.Handle(func(w mdns.ResponseWriter, req *mdns.Msg) {
+		resp := new(mdns.Msg)
+		resp.SetRcode(req, rcode)
+		w.WriteMsg(resp)
+	})
+	return s
+}
+
+func question(name string, qtype uint16) *mdns.Msg {
+	msg := new(mdns.Msg)
+	msg.SetQuestion(mdns.Fqdn(name), qtype)
+	return msg
+}
+
+func TestExchangeCompletesTruncatedAnswerOverTCP(t *testing.T) {
+	s := dnstest.Start(t)
+	const n = 40
+	for i := range n {
+		s.Add(t, fmt.Sprintf(`big.test. 60 IN TXT "record %02d %s"`, i, strings.Repeat("x", 50)))
+	}
+	r := &dns.Resolver{Servers: []string{s.Addr}, Timeout: testTimeout}
+	resp, err := r.Exchange(context.Background(), question("big.test", mdns.TypeTXT))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Truncated || len(resp.Answer) != n {
+		t.Errorf("got %d records (truncated %v), want all %d", len(resp.Answer), resp.Truncated, n)
+	}
+	var networks []string
+	for _, q := range s.Queries() {
+		networks = append(networks, q.Network)
+	}
+	if got := strings.Join(networks, ","); got != "udp,tcp" {
+		t.Errorf("transports used: got %s, want udp,tcp", got)
+	}
+}
+
+func TestExchangeSmallAnswerStaysOnUDP(t *testing.T) {
+	s := dnstest.Start(t)
+	s.Add(t, "site.test. 60 IN A 192.0.2.1")
+	r := &dns.Resolver{Servers: []string{s.Addr}, Timeout: testTimeout}
+	if _, err := r.Exchange(context.Background(), question("site.test", mdns.TypeA)); err != nil {
+		t.Fatal(err)
+	}
+	if q := s.Queries(); len(q) != 1 || q[0].Network != "udp" {
+		t.Errorf("got queries %+v, want one over udp", q)
+	}
+}
+
+func TestExchangeRetriesOnAnotherServer(t *testing.T) {
+	tests := []struct {
+		name  string
+		first func(t *testing.T) string
+	}{
+		{"silent", silentServer},
+		{"refused port", closedPort},
+		{"SERVFAIL", func(t *testing.T) string { return rcodeServer(t, mdns.RcodeServerFailure).Addr }},
+		{"REFUSED", func(t *testing.T) string { return rcodeServer(t, mdns.RcodeRefused).Addr }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			good := dnstest.Start(t)
+			good.Add(t, "site.test. 60 IN A 192.0.2.1")
+			r := &dns.Resolver{Servers: []string{tt.first(t), good.Addr}, Timeout: testTimeout}
+			resp, err := r.Exchange(context.Background(), question("site.test", mdns.TypeA))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Rcode != mdns.RcodeSuccess || len(resp.Answer) != 1 {
+				t.Errorf("got %s with %d records, want the second server's NOERROR with 1", mdns.RcodeToString[resp.Rcode], len(resp.Answer))
+			}
+		})
+	}
+}
+
+func TestExchangeRetriesOnceOnly(t *testing.T) {
+	good := dnstest.Start(t)
+	good.Add(t, "site.test. 60 IN A 192.0.2.1")
+	r := &dns.Resolver{Servers: []string{closedPort(t), closedPort(t), good.Addr}, Timeout: testTimeout}
+	_, err := r.Exchange(context.Background(), question("site.test", mdns.TypeA))
+	if !errors.Is(err, dns.ErrNoAnswer) {
+		t.Fatalf("got %v, want ErrNoAnswer after one retry", err)
+	}
+	if q := good.Queries(); len(q) != 0 {
+		t.Errorf("the third server got %d queries, want none", len(q))
+	}
+}
+
+func TestExchangeKeepsErrorAnswerWhenNoOtherServerAnswers(t *testing.T) {
+	servfail := rcodeServer(t, mdns.RcodeServerFailure)
+	r := &dns.Resolver{Servers: []string{servfail.Addr, closedPort(t)}, Timeout: testTimeout}
+	resp, err := r.Exchange(context.Background(), question("site.test", mdns.TypeA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Rcode != mdns.RcodeServerFailure {
+		t.Errorf("got %s, want SERVFAIL", mdns.RcodeToString[resp.Rcode])
+	}
+}
+
+func TestExchangeTimesOut(t *testing.T) {
+	r := &dns.Resolver{Servers: []string{silentServer(t), silentServer(t)}, Timeout: testTimeout}
+	start := time.Now()
+	_, err := r.Exchange(context.Background(), question("site.test", mdns.TypeA))
+	if !errors.Is(err, dns.ErrNoAnswer) || !errors.Is(err, dns.ErrTimeout) {
+		t.Fatalf("got %v, want ErrNoAnswer and ErrTimeout", err)
+	}
+	// Two attempts of testTimeout each; the bound is loose on purpose.
+	if elapsed := time.Since(start); elapsed > 10*testTimeout {
+		t.Errorf("took %v, want about %v", elapsed, 2*testTimeout)
+	}
+}
+
+func TestExchangeRefusedIsNotTimeout(t *testing.T) {
+	r := &dns.Resolver{Servers: []string{closedPort(t)}, Timeout: testTimeout}
+	_, err := r.Exchange(context.Background(), question("site.test", mdns.TypeA))
+	if !errors.Is(err, dns.ErrNoAnswer) || errors.Is(err, dns.ErrTimeout) {
+		t.Fatalf("got %v, want ErrNoAnswer without ErrTimeout", err)
+	}
+}
+
+func TestExchangeHonoursContext(t *testing.T) {
+	t.Run("cancel", func(t *testing.T) {
+		r := &dns.Resolver{Servers: []string{silentServer(t)}, Timeout: time.Minute}
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(50*time.Millisecond, cancel)
+		start := time.Now()
+		_, err := r.Exchange(ctx, question("site.test", mdns.TypeA))
+		if !errors.Is(err, context.Canceled) || errors.Is(err, dns.ErrTimeout) {
+			t.Fatalf("got %v, want context.Canceled", err)
+		}
+		if elapsed := time.Since(start); elapsed > 10*time.Second {
+			t.Errorf("took %v after cancel", elapsed)
+		}
+	})
+	t.Run("deadline", func(t *testing.T) {
+		r := &dns.Resolver{Servers: []string{silentServer(t), silentServer(t)}, Timeout: time.Minute}
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		_, err := r.Exchange(ctx, question("site.test", mdns.TypeA))
+		if !errors.Is(err, dns.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("got %v, want ErrTimeout and context.DeadlineExceeded", err)
+		}
+	})
+}
+
+func TestExchangeAdvertisesEDNS0(t *testing.T) {
+	s := dnstest.Start(t)
+	var size atomic.Uint32
+	s.Handle(func(w mdns.ResponseWriter, req *mdns.Msg) {
+		if opt := req.IsEdns0(); opt != nil {
+			size.Store(uint32(opt.UDPSize()))
+		}
+		s.ServeRecords(w, req)
+	})
+	r := &dns.Resolver{Servers: []string{s.Addr}, Timeout: testTimeout}
+	if _, err := r.Exchange(context.Background(), question("site.test", mdns.TypeA)); err != nil {
+		t.Fatal(err)
+	}
+	if got := size.Load(); got != 1232 {
+		t.Errorf("EDNS0 buffer: got %d, want 1232", got)
+	}
+}

@@ -1,0 +1,63 @@
+package sitediag_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	mdns "github.com/miekg/dns"
+
+	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/internal/dnstest"
+)
+
+func TestDNSSECJudgesAtConfigNow(t *testing.T) {
+	inception := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	zone, err := dnstest.SignZone("site.test", mdns.ECDSAP256SHA256, inception, inception.AddDate(0, 1, 0),
+		"site.test. 3600 IN SOA ns1.site.test. hostmaster.site.test. 1 7200 3600 1209600 300")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := dnstest.Start(t)
+	srv.AddRR(zone.Records...)
+	srv.AddRR(zone.DS)
+	for _, tc := range []struct {
+		now  func() time.Time
+		want string
+	}{
+		{func() time.Time { return inception.AddDate(0, 0, 1) }, "secure"},
+		{nil, "bogus"}, // time.Now: long before the signatures' inception
+	} {
+		c, err := sitediag.New(sitediag.Config{DNSServers: []string{srv.Addr}, Now: tc.now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.DNSSEC(context.Background(), "site.test", sitediag.DNSSECOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(res.Validation.Status) != tc.want {
+			t.Errorf("got %+v, want %s", res.Validation, tc.want)
+		}
+	}
+}
+
+func TestDNSOperationsCancelled(t *testing.T) {
+	srv := dnstest.Start(t)
+	srv.Handle(func(mdns.ResponseWriter, *mdns.Msg) {}) // never answers
+	c, err := sitediag.New(sitediag.Config{DNSServers: []string{srv.Addr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	_, err = c.DNSSEC(ctx, "site.test", sitediag.DNSSECOptions{})
+	if sitediag.CodeOf(err) != sitediag.CodeDNSSECCheckFailed || !errors.Is(err, context.Canceled) {
+		t.Errorf("DNSSEC: got %v, want DNSSEC_CHECK_FAILED wrapping context.Canceled", err)
+	}
+	_, err = c.DNSRecords(ctx, "site.test", sitediag.DNSRecordsOptions{})
+	if sitediag.CodeOf(err) != sitediag.CodeDNSLookupFailed || !errors.Is(err, context.Canceled) {
+		t.Errorf("DNSRecords: got %v, want DNS_LOOKUP_FAILED wrapping context.Canceled", err)
+	}
+}

@@ -1,0 +1,83 @@
+package sitediag
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/sitediag/sitediag/dns"
+	"github.com/sitediag/sitediag/internal/target"
+)
+
+// DNSRecordsOptions are the options of DNSRecords.
+type DNSRecordsOptions struct {
+	// Types are the record types to fetch, in any case: A, AAAA, CNAME,
+	// MX, CAA, NS, SOA, SRV, TXT. Empty means all nine. An unknown or
+	// repeated type is CodeInvalidParameters.
+	Types []string
+}
+
+// DNSRecordsResult is the records found. It marshals to the API's data:
+// an object keyed by the queried types. Types, Rcode and Host feed meta.
+type DNSRecordsResult struct {
+	dns.Records
+	// Host is the target's host, with a port when not the default.
+	Host string `json:"-"`
+}
+
+// DNSRecords looks up the records of the host of target (a URL, a bare
+// host or an IP literal; an IP is looked up under its reverse name, such
+// as 4.3.2.1.in-addr.arpa) with the configured DNS servers, all types
+// concurrently. A name that does not exist is a result whose Rcode is
+// NXDOMAIN. Errors: CodeInvalidURL, CodeInvalidParameters (a bad type),
+// CodeDNSLookupFailed (no server answered).
+func (c *Client) DNSRecords(ctx context.Context, target string, opts DNSRecordsOptions) (*DNSRecordsResult, error) {
+	t, err := parseHost(target)
+	if err != nil {
+		return nil, err
+	}
+	types, err := dns.ParseTypes(opts.Types)
+	if err != nil {
+		return nil, typesError(err)
+	}
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	records, err := c.resolver.LookupRecords(ctx, queryName(t), types)
+	if err != nil {
+		if errors.Is(err, dns.ErrTimeout) {
+			return nil, newError(CodeDNSLookupFailed, err, "no DNS server answered in time")
+		}
+		if errors.Is(err, dns.ErrNoAnswer) {
+			return nil, newError(CodeDNSLookupFailed, err, "no DNS server answered")
+		}
+		return nil, newError(CodeDNSLookupFailed, err, "the DNS lookup could not be completed")
+	}
+	return &DNSRecordsResult{Records: *records, Host: t.Display()}, nil
+}
+
+// typesError turns a dns.ParseTypes error into INVALID_PARAMETERS.
+func typesError(err error) *Error {
+	var te *dns.TypeError
+	switch {
+	case !errors.As(err, &te):
+		return InvalidParameter("types", "must list record types")
+	case te.Duplicate:
+		return InvalidParameter("types", strconv.Quote(te.Type)+" is listed twice")
+	}
+	return InvalidParameter("types", strconv.Quote(te.Type)+" is not one of "+strings.Join(dns.RecordTypes, ", "))
+}
+
+// queryName is the DNS name the DNS operations ask about: the host, or
+// the reverse name of an IP literal.
+func queryName(t *target.Target) string {
+	if t.IsIP() {
+		return dns.ReverseName(t.Addr)
+	}
+	return t.Host
+}
+
+// DNSRecords calls Client.DNSRecords on the default client.
+func DNSRecords(ctx context.Context, target string, opts DNSRecordsOptions) (*DNSRecordsResult, error) {
+	return onDefault(ctx, target, opts, (*Client).DNSRecords)
+}

@@ -1,0 +1,62 @@
+package sitediag
+
+import (
+	"context"
+	"errors"
+
+	"github.com/sitediag/sitediag/dns"
+)
+
+// DNSSECOptions are the options of DNSSEC. There are none yet; the zero
+// value is the only value.
+type DNSSECOptions struct{}
+
+// DNSSECResult is what the DNSSEC check found. Its JSON is the API's data:
+// isEnabled, dnskey, rrsig, and beyond the spec zone and validation. Host
+// feeds meta.
+type DNSSECResult struct {
+	dns.DNSSECReport
+	// Host is the target's host, with a port when not the default.
+	Host string `json:"-"`
+}
+
+// DNSSEC checks the DNSSEC of the zone that the host of target (a URL, a
+// bare host or an IP literal, checked under its reverse name) belongs
+// to: whether the zone serves signed DNSKEYs, and whether the parent's
+// DS, the keys and the signatures hold up at Config.Now. A bogus or
+// missing signature is a finding in Validation, not an error.
+//
+// Errors: CodeInvalidURL; CodeDNSSECTimeout (the DNS servers did not
+// answer in time); CodeDNSSECQueryFailed (a server answered SERVFAIL,
+// REFUSED or another error code, or none could be reached);
+// CodeDNSSECCheckFailed (ctx was cancelled, or no server is configured).
+func (c *Client) DNSSEC(ctx context.Context, target string, _ DNSSECOptions) (*DNSSECResult, error) {
+	t, err := parseHost(target)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	report, err := c.resolver.CheckDNSSEC(ctx, queryName(t), c.cfg.Now())
+	if err != nil {
+		var rcodeErr *dns.RcodeError
+		switch {
+		case errors.Is(err, dns.ErrTimeout):
+			return nil, newError(CodeDNSSECTimeout, err, "the DNS servers did not answer in time")
+		case errors.As(err, &rcodeErr):
+			return nil, newError(CodeDNSSECQueryFailed, err, "the DNS server answered %s to the %s query for %s",
+				rcodeErr.Rcode, rcodeErr.Type, rcodeErr.Name)
+		case errors.Is(err, context.Canceled):
+			return nil, newError(CodeDNSSECCheckFailed, err, "the check was cancelled")
+		case errors.Is(err, dns.ErrNoAnswer):
+			return nil, newError(CodeDNSSECQueryFailed, err, "no DNS server answered")
+		}
+		return nil, newError(CodeDNSSECCheckFailed, err, "the DNSSEC check could not be completed")
+	}
+	return &DNSSECResult{DNSSECReport: *report, Host: t.Display()}, nil
+}
+
+// DNSSEC calls Client.DNSSEC on the default client.
+func DNSSEC(ctx context.Context, target string, opts DNSSECOptions) (*DNSSECResult, error) {
+	return onDefault(ctx, target, opts, (*Client).DNSSEC)
+}

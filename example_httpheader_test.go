@@ -1,0 +1,36 @@
+package sitediag_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/sitediag/sitediag"
+)
+
+func ExampleClient_HTTPHeader() {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["X-Served-By"] = []string{"example"}
+		w.Header()["Set-Cookie"] = []string{"session=1; HttpOnly", "theme=dark"}
+	}))
+	defer site.Close()
+	c := exampleClient()
+	defer c.Close()
+
+	res, err := c.HTTPHeader(context.Background(), site.URL, sitediag.HTTPHeaderOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, h := range res.Headers {
+		if h.Name == "set-cookie" || strings.HasPrefix(h.Name, "x-") {
+			fmt.Printf("%s: %s\n", h.Name, h.Value)
+		}
+	}
+	// Output:
+	// set-cookie: session=1; HttpOnly
+	// set-cookie: theme=dark
+	// x-served-by: example
+}

@@ -1,0 +1,28 @@
+package sitediag_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"net/http"
+	"net/http/httptest"
+
+	"github.com/sitediag/sitediag"
+)
+
+func ExampleClient_HTTPProtocol() {
+	site := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	site.EnableHTTP2 = true
+	site.StartTLS()
+	defer site.Close()
+	c := exampleClient()
+	defer c.Close()
+
+	res, err := c.HTTPProtocol(context.Background(), site.URL, sitediag.HTTPProtocolOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("HTTP/1.0 %v, HTTP/1.1 %v, HTTP/2 %v, HTTP/3 %v\n", res.HTTP10, res.HTTP11, res.HTTP2, res.HTTP3)
+	// Output:
+	// HTTP/1.0 true, HTTP/1.1 true, HTTP/2 true, HTTP/3 false
+}

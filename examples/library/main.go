@@ -1,0 +1,67 @@
+// Command library shows sitediag used as a Go library: build a client,
+// run diagnoses, branch on the error codes.
+//
+//	go run ./examples/library https://example.com
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/sitediag/sitediag"
+)
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: library URL")
+		os.Exit(2)
+	}
+	target := os.Args[1]
+
+	// The zero Config uses the system's DNS servers and the full SSRF policy.
+	client, err := sitediag.New(sitediag.Config{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defer client.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	up, err := client.Up(ctx, target, sitediag.UpOptions{})
+	if err != nil {
+		report(err)
+		return
+	}
+	if !up.Reachable {
+		fmt.Printf("%s is down: %s\n", up.Host, up.ReasonPhrase)
+		return
+	}
+	fmt.Printf("%s is up: %d %s (final URL %s)\n", up.Host, up.StatusCode, up.ReasonPhrase, up.RedirectedURL)
+
+	chain, err := client.RedirectCheck(ctx, target, sitediag.RedirectCheckOptions{})
+	if err != nil {
+		report(err)
+		return
+	}
+	for i, hop := range chain.Hops {
+		fmt.Printf("  %d. %d %s\n", i+1, hop.Status, hop.URL)
+	}
+}
+
+func report(err error) {
+	var e *sitediag.Error
+	switch {
+	case errors.Is(err, sitediag.ErrTargetNotAllowed):
+		fmt.Println("refused: the target is on a network this client may not reach")
+	case errors.As(err, &e):
+		fmt.Printf("%s (%d): %s\n", e.Code, e.Status, e.Details)
+	default:
+		fmt.Println(err)
+	}
+	os.Exit(1)
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestServerRun builds and runs the server as the README says, reads the
+// generated key and the listen address from its output, asks /health
+// with the key, then stops it with SIGTERM and expects a clean exit.
+func TestServerRun(t *testing.T) {
+	bin := t.TempDir() + "/server"
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-data-dir", t.TempDir())
+	cmd.Env = append(os.Environ(), "SITEDIAG_API_KEYS=")
+	stdout, _ := cmd.StdoutPipe()
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+
+	keyc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if k := strings.TrimSpace(sc.Text()); strings.HasPrefix(k, "sd_") {
+				keyc <- k
+			}
+		}
+	}()
+	addrc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		re := regexp.MustCompile(`msg=listening addr=(\S+)`)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				addrc <- m[1]
+			}
+		}
+	}()
+	var key, addr string
+	for key == "" || addr == "" {
+		select {
+		case key = <-keyc:
+		case addr = <-addrc:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("server printed no key/address (key %q, addr %q)", key, addr)
+		}
+	}
+
+	req, _ := http.NewRequest("GET", "http://"+addr+"/health", nil)
+	req.Header.Set("x-api-key", key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var env map[string]any
+	if err := json.Unmarshal(body, &env); err != nil || resp.StatusCode != 200 || env["message"] != "API is healthy" ||
+		env["apiStatus"] != "success" {
+		t.Fatalf("/health: %d %s", resp.StatusCode, body)
+	}
+
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("server exited with %v after SIGTERM", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("server did not stop after SIGTERM")
+	}
+}
+
+func TestSettings(t *testing.T) {
+	t.Setenv("SITEDIAG_ALLOW_NETWORKS", "10.1.0.0/16, 127.0.0.1/32")
+	t.Setenv("SITEDIAG_DNS_SERVERS", "127.0.0.1:5353")
+	t.Setenv("SITEDIAG_PROXIES", "us=http://proxy.example:3128,DE=socks5://127.0.0.1:1080")
+	t.Setenv("SITEDIAG_RATE_LIMIT", "0")
+	s, err := parseSettings([]string{"-addr", "127.0.0.1:9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := s.clientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.addr != "127.0.0.1:9" || s.rateLimit != 0 || len(cfg.AllowNetworks) != 2 || cfg.DNSServers[0] != "127.0.0.1:5353" ||
+		cfg.Proxies["us"].Host != "proxy.example:3128" || cfg.Proxies["DE"].Scheme != "socks5" {
+		t.Fatalf("settings %+v, config %+v", s, cfg)
+	}
+	for env, bad := range map[string]string{
+		"SITEDIAG_ALLOW_NETWORKS": "10.0.0.0",
+		"SITEDIAG_PROXIES":        "us",
+		"SITEDIAG_RATE_LIMIT":     "-1",
+	} {
+		t.Run(env, func(t *testing.T) {
+			t.Setenv(env, bad)
+			s, err := parseSettings(nil)
+			if err == nil {
+				_, err = s.clientConfig()
+			}
+			if err == nil {
+				t.Errorf("%s=%q accepted", env, bad)
+			}
+		})
+	}
+}

@@ -1,0 +1,52 @@
+package sitediag
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+
+	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/target"
+)
+
+// pinnedTarget is a host-level target resolved once: every packet of the
+// operation goes to Addr and nowhere else.
+type pinnedTarget struct {
+	*target.Target
+	Addr netip.Addr
+}
+
+// parseHostTarget parses what the host-level operations (/openport,
+// /ping, /mtr) accept: a URL, a bare host or an IP literal. They send
+// packets to the target itself, so a proxy country is refused.
+func parseHostTarget(raw, proxyCountry string) (*target.Target, error) {
+	t, err := target.ParseHost(raw)
+	if err != nil {
+		return nil, invalidURL(err)
+	}
+	if proxyCountry != "" {
+		return nil, InvalidParameter("proxyCountry", "this operation sends packets to the target itself, which cannot go through an HTTP proxy; leave proxyCountry out")
+	}
+	return t, nil
+}
+
+// pin resolves t once with the guard and checks the address it will
+// use. A refused target is TARGET_NOT_ALLOWED; a name that does not
+// resolve is the operation's failure code, failed.
+func (c *Client) pin(ctx context.Context, t *target.Target, failed Code) (*pinnedTarget, error) {
+	addrs, err := c.guard.Resolve(ctx, t.Host)
+	var resolveErr *guard.ResolveError
+	switch {
+	case errors.Is(err, guard.ErrNotAllowed):
+		return nil, notAllowed(err)
+	case errors.As(err, &resolveErr):
+		return nil, newError(failed, err, "%s did not resolve", t.Host)
+	case err != nil:
+		return nil, newError(failed, err, "%s could not be resolved", t.Host)
+	}
+	addr := addrs[0]
+	if !c.guard.Allowed(addr) {
+		return nil, notAllowed(guard.ErrNotAllowed)
+	}
+	return &pinnedTarget{Target: t, Addr: addr}, nil
+}

@@ -1,0 +1,44 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/sitediag/sitediag"
+)
+
+type mtrRequest struct {
+	URL          string `json:"url"`
+	Count        *int   `json:"count"`
+	MaxHops      *int   `json:"maxHops"`
+	NoLookup     bool   `json:"noLookup"`
+	ProxyCountry string `json:"proxyCountry"`
+}
+
+type mtrMeta struct {
+	URL     string     `json:"url"`
+	IP      string     `json:"ip"`
+	Count   int        `json:"count"`
+	MaxHops int        `json:"maxHops"`
+	Test    testRecord `json:"test"`
+}
+
+func (h *Handler) mtr(ctx context.Context, req *mtrRequest, test testRecord) (*response, error) {
+	count, err := explicit("count", req.Count, "must be 1-20")
+	if err != nil {
+		return nil, err
+	}
+	maxHops, err := explicit("maxHops", req.MaxHops, "must be 1-64")
+	if err != nil {
+		return nil, err
+	}
+	res, err := h.client.MTR(ctx, req.URL, sitediag.MTROptions{
+		Count: count, MaxHops: maxHops, NoLookup: req.NoLookup, ProxyCountry: req.ProxyCountry,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &response{
+		Meta: mtrMeta{URL: res.Host, IP: res.IP, Count: res.Count, MaxHops: res.MaxHops, Test: test},
+		Data: res.Hops,
+	}, nil
+}

@@ -1,0 +1,65 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/sitediag/sitediag"
+)
+
+type openPortRequest struct {
+	URL            string `json:"url"`
+	TopPorts       *int   `json:"topPorts"`
+	PortRanges     string `json:"portRanges"`
+	DetectServices bool   `json:"detectServices"`
+	ProxyCountry   string `json:"proxyCountry"`
+}
+
+type openPortMeta struct {
+	URL            string     `json:"url"`
+	IP             string     `json:"ip"`
+	TopPorts       int        `json:"topPorts,omitempty"`
+	PortRanges     string     `json:"portRanges,omitempty"`
+	DetectServices bool       `json:"detectServices"`
+	Test           testRecord `json:"test"`
+}
+
+func (h *Handler) openPort(ctx context.Context, req *openPortRequest, test testRecord) (*response, error) {
+	top, err := explicit("topPorts", req.TopPorts, "must be one of 50, 100, 500, 1000, 5000")
+	if err != nil {
+		return nil, err
+	}
+	res, err := h.client.OpenPort(ctx, req.URL, sitediag.OpenPortOptions{
+		TopPorts:       top,
+		PortRanges:     req.PortRanges,
+		DetectServices: req.DetectServices,
+		ProxyCountry:   req.ProxyCountry,
+	})
+	if err != nil {
+		return nil, err
+	}
+	resp := &response{
+		Meta: openPortMeta{URL: res.Host, IP: res.IP, TopPorts: res.TopPorts, PortRanges: res.PortRanges,
+			DetectServices: res.DetectServices, Test: test},
+		Data: res.OpenPorts,
+	}
+	if res.DetectServices {
+		services := res.Services
+		if services == nil {
+			services = []sitediag.PortService{}
+		}
+		resp.Services = services
+	}
+	return resp, nil
+}
+
+// explicit returns *v, 0 when the field was left out, and refuses an
+// explicit 0 (which the library reads as "the default").
+func explicit(field string, v *int, allowed string) (int, error) {
+	if v == nil {
+		return 0, nil
+	}
+	if *v == 0 {
+		return 0, sitediag.InvalidParameter(field, allowed)
+	}
+	return *v, nil
+}

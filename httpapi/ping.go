@@ -1,0 +1,31 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/sitediag/sitediag"
+)
+
+type pingRequest struct {
+	URL          string `json:"url"`
+	Count        *int   `json:"count"`
+	ProxyCountry string `json:"proxyCountry"`
+}
+
+type pingMeta struct {
+	URL   string     `json:"url"`
+	Count int        `json:"count"`
+	Test  testRecord `json:"test"`
+}
+
+func (h *Handler) ping(ctx context.Context, req *pingRequest, test testRecord) (*response, error) {
+	count, err := explicit("count", req.Count, "must be 1-16")
+	if err != nil {
+		return nil, err
+	}
+	res, err := h.client.Ping(ctx, req.URL, sitediag.PingOptions{Count: count, ProxyCountry: req.ProxyCountry})
+	if err != nil {
+		return nil, err
+	}
+	return &response{Meta: pingMeta{URL: res.Host, Count: res.Count, Test: test}, Data: res}, nil
+}

@@ -1,0 +1,120 @@
+package guard
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"testing"
+)
+
+type literalResolver struct{}
+
+func (literalResolver) LookupAddrs(_ context.Context, host string) ([]netip.Addr, error) {
+	a, err := netip.ParseAddr(host)
+	return []netip.Addr{a}, err
+}
+
+func loopbackGuard() *Guard {
+	return New(literalResolver{}, NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}))
+}
+
+// TestBodyCapAfterDecompression: a small gzip body that inflates past the
+// cap is cut off with ErrBodyTooLarge; a body exactly at the cap is read
+// whole.
+func TestBodyCapAfterDecompression(t *testing.T) {
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	zw.Write(make([]byte, 1<<20))
+	zw.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/exact" {
+			w.Write([]byte(strings.Repeat("x", 1000)))
+			return
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write(zipped.Bytes())
+	}))
+	defer srv.Close()
+	if zipped.Len() > 4000 {
+		t.Fatalf("fixture: compressed body is %d bytes, want a small one", zipped.Len())
+	}
+
+	client := loopbackGuard().NewHTTPClient(HTTPOptions{MaxBodyBytes: 1000})
+	defer client.CloseIdleConnections()
+	resp, err := client.Get(srv.URL + "/bomb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if !errors.Is(err, ErrBodyTooLarge) || n != 1000 {
+		t.Fatalf("read %d bytes, err %v; want 1000 and ErrBodyTooLarge", n, err)
+	}
+
+	resp, err = client.Get(srv.URL + "/exact")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || len(body) != 1000 {
+		t.Fatalf("read %d bytes, err %v; want exactly 1000", len(body), err)
+	}
+}
+
+// TestEnvironmentProxyIgnored: HTTP_PROXY must not divert a guarded
+// client around the policy.
+func TestEnvironmentProxyIgnored(t *testing.T) {
+	proxy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	hit := make(chan struct{}, 1)
+	go func() {
+		if c, err := proxy.Accept(); err == nil {
+			hit <- struct{}{}
+			c.Close()
+		}
+	}()
+	t.Setenv("HTTP_PROXY", "http://"+proxy.Addr().String())
+	t.Setenv("http_proxy", "http://"+proxy.Addr().String())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	client := loopbackGuard().NewHTTPClient(HTTPOptions{})
+	defer client.CloseIdleConnections()
+	resp, err := client.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	select {
+	case <-hit:
+		t.Fatal("the request went to the environment's proxy")
+	default:
+	}
+}
+
+// TestRedirectHopsAreGuarded: with a following client, a redirect to a
+// refused address fails in the dialer.
+func TestRedirectHopsAreGuarded(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://127.0.0.2:1/", http.StatusFound)
+	}))
+	defer srv.Close()
+	client := loopbackGuard().NewHTTPClient(HTTPOptions{
+		CheckRedirect: func(*http.Request, []*http.Request) error { return nil },
+	})
+	defer client.CloseIdleConnections()
+	_, err := client.Get(srv.URL)
+	if !errors.Is(err, ErrNotAllowed) {
+		t.Fatalf("err = %v, want ErrNotAllowed", err)
+	}
+}

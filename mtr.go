@@ -1,0 +1,161 @@
+package sitediag
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"net/netip"
+	"strings"
+
+	mdns "github.com/miekg/dns"
+
+	"github.com/sitediag/sitediag/net/httpprobe"
+	"github.com/sitediag/sitediag/net/mtr"
+)
+
+// Limits of MTROptions.
+const (
+	MaxMTRCount = 20
+	MaxMTRHops  = mtr.MaxHops
+)
+
+// MTROptions are the options of MTR. The zero value runs 5 rounds over
+// up to 30 hops, with host names.
+type MTROptions struct {
+	// Count is the number of rounds, 1-20; each probes every hop once,
+	// a second apart. If zero, 5.
+	Count int
+	// MaxHops is the largest TTL probed, 1-64. If zero, 30.
+	MaxHops int
+	// NoLookup skips the reverse (PTR) lookups: hosts are shown as
+	// addresses, like mtr -n.
+	NoLookup bool
+	// ProxyCountry must be empty: a trace cannot go through an HTTP
+	// proxy.
+	ProxyCountry string
+}
+
+// MTRHop is one line of the report.
+type MTRHop = mtr.Hop
+
+// MTRResult is the path to the target. Hops is the API's data; the other
+// fields feed meta.
+type MTRResult struct {
+	Hops []MTRHop
+	// Host is the target's host, with a port when not the default.
+	Host string
+	// IP is the address traced.
+	IP string
+	// Count and MaxHops are the values used.
+	Count, MaxHops int
+}
+
+// MTR traces the network path to rawTarget (a URL, host name or IP
+// literal), resolved once, like mtr: TTL-limited ICMP echo in rounds, loss
+// and round trips per hop. Hop names come from PTR lookups through the
+// configured DNS servers (bounded in time; the address when there is
+// none), origin AS numbers from Config.ASN or Config.ASNOriginZone
+// ("AS???" when unknown). It needs raw ICMP sockets (root or
+// CAP_NET_RAW). Errors: CodeInvalidURL, CodeInvalidParameters,
+// CodeTargetNotAllowed, CodeMTRFailed (the name did not resolve, no raw
+// socket permission, nothing could be sent).
+func (c *Client) MTR(ctx context.Context, rawTarget string, opts MTROptions) (*MTRResult, error) {
+	t, err := parseHostTarget(rawTarget, opts.ProxyCountry)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Count < 0 || opts.Count > MaxMTRCount {
+		return nil, InvalidParameter("count", "must be 1-20")
+	}
+	if opts.MaxHops < 0 || opts.MaxHops > MaxMTRHops {
+		return nil, InvalidParameter("maxHops", "must be 1-64")
+	}
+	count, maxHops := cmp.Or(opts.Count, mtr.DefaultCount), cmp.Or(opts.MaxHops, mtr.DefaultMaxHops)
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	pinned, err := c.pin(ctx, t, CodeMTRFailed)
+	if err != nil {
+		return nil, err
+	}
+	mopts := mtr.Options{Count: count, MaxHops: maxHops, ASN: c.asnLookup()}
+	if !opts.NoLookup {
+		mopts.Name = c.ptrName
+	}
+	hops, err := mtr.Trace(ctx, pinned.Addr, mopts)
+	switch {
+	case errors.Is(err, mtr.ErrNoRawSocket):
+		return nil, newError(CodeMTRFailed, err, "no permission to open raw ICMP sockets (run as root or grant CAP_NET_RAW)")
+	case errors.Is(err, context.DeadlineExceeded):
+		return nil, newError(CodeMTRFailed, err, "the trace did not finish in time")
+	case err != nil:
+		return nil, newError(CodeMTRFailed, err, "no probe could be sent: %s", httpprobe.Why(err))
+	}
+	return &MTRResult{Hops: hops, Host: t.Display(), IP: pinned.Addr.String(), Count: count, MaxHops: maxHops}, nil
+}
+
+// ptrName is the first PTR name of addr from the configured servers,
+// without the trailing dot; "" when there is none.
+func (c *Client) ptrName(ctx context.Context, addr netip.Addr) string {
+	rev, err := mdns.ReverseAddr(addr.String())
+	if err != nil {
+		return ""
+	}
+	msg := new(mdns.Msg)
+	msg.SetQuestion(rev, mdns.TypePTR)
+	resp, err := c.resolver.Exchange(ctx, msg)
+	if err != nil {
+		return ""
+	}
+	for _, rr := range resp.Answer {
+		if ptr, ok := rr.(*mdns.PTR); ok {
+			return strings.TrimSuffix(ptr.Ptr, ".")
+		}
+	}
+	return ""
+}
+
+// asnLookup returns the origin-AS lookup the configuration asks for, or
+// nil for none.
+func (c *Client) asnLookup() func(context.Context, netip.Addr) string {
+	if c.cfg.ASN != nil {
+		return func(ctx context.Context, addr netip.Addr) string {
+			as, err := c.cfg.ASN(ctx, addr)
+			if err != nil {
+				return ""
+			}
+			return as
+		}
+	}
+	if c.cfg.ASNOriginZone == "" && c.cfg.ASNOrigin6Zone == "" {
+		return nil
+	}
+	return c.originASN
+}
+
+// originASN looks the origin AS of addr up in the configured IP-to-ASN
+// zones (Team Cymru's TXT format) through the configured servers.
+func (c *Client) originASN(ctx context.Context, addr netip.Addr) string {
+	name := mtr.OriginQuery(addr, c.cfg.ASNOriginZone, c.cfg.ASNOrigin6Zone)
+	if name == "" {
+		return ""
+	}
+	msg := new(mdns.Msg)
+	msg.SetQuestion(name, mdns.TypeTXT)
+	resp, err := c.resolver.Exchange(ctx, msg)
+	if err != nil {
+		return ""
+	}
+	for _, rr := range resp.Answer {
+		if txt, ok := rr.(*mdns.TXT); ok {
+			if as, err := mtr.ParseOrigin(strings.Join(txt.Txt, "")); err == nil {
+				return as
+			}
+		}
+	}
+	return ""
+}
+
+// MTR calls Client.MTR on the default client.
+func MTR(ctx context.Context, rawTarget string, opts MTROptions) (*MTRResult, error) {
+	return onDefault(ctx, rawTarget, opts, (*Client).MTR)
+}

@@ -1,0 +1,323 @@
+// Package ping measures round trips to one address: ICMP echo with
+// github.com/prometheus-community/pro-bing when the process may open ICMP
+// sockets (raw when privileged, datagram "unprivileged" sockets when the
+// system allows them), else TCP connects to port 443, then 80.
+//
+// The caller pins the address (sitediag resolves and checks it with its
+// SSRF guard first) and, for the TCP fallback, supplies the dial function.
+// Loss, even total, is a result; Ping fails only when nothing could be
+// sent.
+package ping
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"net/netip"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	probing "github.com/prometheus-community/pro-bing"
+	"golang.org/x/net/icmp"
+)
+
+// Defaults of Options.
+const (
+	DefaultCount    = 4
+	DefaultInterval = 200 * time.Millisecond
+	DefaultWait     = 2 * time.Second
+)
+
+// TCPPorts are the ports the TCP fallback tries, in order.
+var TCPPorts = []uint16{443, 80}
+
+// Method is how the requests were sent.
+type Method string
+
+// The methods.
+const (
+	MethodICMP Method = "icmp"
+	MethodTCP  Method = "tcp"
+)
+
+// Access is the kind of ICMP socket the process may open.
+type Access int
+
+// The kinds, from least to most capable.
+const (
+	// AccessNone: no ICMP socket; only the TCP fallback works.
+	AccessNone Access = iota
+	// AccessUnprivileged: ICMP datagram sockets (net.ipv4.ping_group_range);
+	// echo works, TTL-limited traces do not.
+	AccessUnprivileged
+	// AccessRaw: raw ICMP sockets (root or CAP_NET_RAW).
+	AccessRaw
+)
+
+func (a Access) String() string {
+	switch a {
+	case AccessRaw:
+		return "raw"
+	case AccessUnprivileged:
+		return "unprivileged"
+	}
+	return "none"
+}
+
+// ICMPAccess reports the kind of ICMP socket the process may open for the
+// address family (IPv6 when ipv6 is set), by opening and closing one.
+func ICMPAccess(ipv6 bool) Access {
+	raw, dgram, laddr := "ip4:icmp", "udp4", "0.0.0.0"
+	if ipv6 {
+		raw, dgram, laddr = "ip6:ipv6-icmp", "udp6", "::"
+	}
+	if c, err := icmp.ListenPacket(raw, laddr); err == nil {
+		c.Close()
+		return AccessRaw
+	}
+	if c, err := icmp.ListenPacket(dgram, laddr); err == nil {
+		c.Close()
+		return AccessUnprivileged
+	}
+	return AccessNone
+}
+
+// DialFunc connects to one of addrs on port; sitediag passes its guard's
+// DialAddrs.
+type DialFunc func(ctx context.Context, network string, addrs []netip.Addr, port uint16) (net.Conn, error)
+
+// Options tune a ping. The zero value is the default.
+type Options struct {
+	// Count is the number of requests. If zero, DefaultCount.
+	Count int
+	// Interval separates requests. If zero, DefaultInterval.
+	Interval time.Duration
+	// Wait is how long a request may wait for its reply (after the last
+	// request for ICMP, per attempt for TCP). If zero, DefaultWait.
+	Wait time.Duration
+	// Dial connects for the TCP fallback. If nil, there is no fallback.
+	Dial DialFunc
+	// TCPOnly skips ICMP and pings with TCP connects.
+	TCPOnly bool
+}
+
+// Reply is one answered request.
+type Reply struct {
+	// Seq numbers the requests from 0.
+	Seq int `json:"seq"`
+	// RTT is the round trip in milliseconds.
+	RTT float64 `json:"rtt"`
+	// TTL is the reply's TTL or hop limit; absent for TCP, where the
+	// kernel does not expose it.
+	TTL int `json:"ttl,omitempty"`
+}
+
+// Result is the outcome of a ping. Times are milliseconds; they are 0
+// when nothing answered.
+type Result struct {
+	// Requests is the number of requests sent (attempts, for TCP).
+	Requests int `json:"requests"`
+	// Loss is the share of requests without a reply, in percent.
+	Loss float64 `json:"loss"`
+	// Latency is the average round trip (the same as Avg).
+	Latency float64 `json:"latency"`
+	Min     float64 `json:"min"`
+	Max     float64 `json:"max"`
+	Avg     float64 `json:"avg"`
+	// StdDev is the population standard deviation of the round trips.
+	StdDev float64 `json:"stdDev"`
+	// IP is the address pinged.
+	IP     string `json:"ip"`
+	Method Method `json:"method"`
+	// Port is the port the TCP fallback used; absent for ICMP.
+	Port uint16 `json:"port,omitempty"`
+	// Replies are the answered requests in the order they came back.
+	Replies []Reply `json:"replies"`
+}
+
+var (
+	// ErrNotSent means no request could be sent.
+	ErrNotSent = errors.New("ping: no request could be sent")
+	// ErrNoMethod means no ICMP socket is permitted and no dial
+	// function was given for the TCP fallback.
+	ErrNoMethod = errors.New("ping: ICMP sockets are not permitted and TCP fallback has no dialer")
+)
+
+// Ping sends opts.Count requests to addr and reports the round trips. The
+// error wraps ErrNotSent (with the cause) when nothing could be sent,
+// ErrNoMethod, or ctx's error.
+func Ping(ctx context.Context, addr netip.Addr, opts Options) (*Result, error) {
+	opts = withDefaults(opts)
+	addr = addr.WithZone("").Unmap()
+	var res *Result
+	var err error
+	switch access := ICMPAccess(addr.Is6()); {
+	case !opts.TCPOnly && access != AccessNone:
+		res, err = pingICMP(ctx, addr, access == AccessRaw, opts)
+	case opts.Dial != nil:
+		res, err = pingTCP(ctx, addr, opts)
+	default:
+		return nil, ErrNoMethod
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.IP = addr.String()
+	summarise(res)
+	return res, nil
+}
+
+func withDefaults(opts Options) Options {
+	if opts.Count <= 0 {
+		opts.Count = DefaultCount
+	}
+	if opts.Interval <= 0 {
+		opts.Interval = DefaultInterval
+	}
+	if opts.Wait <= 0 {
+		opts.Wait = DefaultWait
+	}
+	return opts
+}
+
+func pingICMP(ctx context.Context, addr netip.Addr, privileged bool, opts Options) (*Result, error) {
+	p := probing.New(addr.String())
+	p.SetIPAddr(&net.IPAddr{IP: addr.AsSlice()})
+	p.SetPrivileged(privileged)
+	p.SetLogger(probing.NoopLogger{})
+	p.Count = opts.Count
+	p.Interval = opts.Interval
+	p.Timeout = time.Duration(opts.Count-1)*opts.Interval + opts.Wait
+	res := &Result{Method: MethodICMP}
+	var mu sync.Mutex
+	var sendErr error
+	p.OnRecv = func(pkt *probing.Packet) {
+		mu.Lock()
+		defer mu.Unlock()
+		res.Replies = append(res.Replies, Reply{Seq: pkt.Seq, RTT: ms(pkt.Rtt), TTL: max(pkt.TTL, 0)})
+	}
+	p.OnSendError = func(_ *probing.Packet, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		sendErr = err
+	}
+	runErr := p.RunWithContext(ctx)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("ping: %w", err)
+	}
+	res.Requests = p.Statistics().PacketsSent
+	if res.Requests == 0 {
+		return nil, fmt.Errorf("%w: %w", ErrNotSent, firstErr(runErr, sendErr))
+	}
+	return res, nil
+}
+
+// firstErr returns the first non-nil error.
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return errors.New("unknown reason")
+}
+
+// pingTCP times TCP connects: each request tries the ports in turn until
+// one accepts, and later requests keep to the port that did.
+func pingTCP(ctx context.Context, addr netip.Addr, opts Options) (*Result, error) {
+	res := &Result{Method: MethodTCP}
+	ports := TCPPorts
+	var lastErr error
+	sent := 0
+	for seq := range opts.Count {
+		if seq > 0 {
+			select {
+			case <-ctx.Done():
+				return nil, fmt.Errorf("ping: %w", ctx.Err())
+			case <-time.After(opts.Interval):
+			}
+		}
+		res.Requests++
+		for _, port := range ports {
+			rtt, err := connect(ctx, opts.Dial, addr, port, opts.Wait)
+			if err == nil {
+				res.Replies = append(res.Replies, Reply{Seq: seq, RTT: ms(rtt)})
+				res.Port, ports, sent = port, []uint16{port}, sent+1
+				break
+			}
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("ping: %w", ctx.Err())
+			}
+			if leftHost(err) {
+				sent++
+			} else {
+				lastErr = err
+			}
+		}
+	}
+	if sent == 0 {
+		return nil, fmt.Errorf("%w: %w", ErrNotSent, firstErr(lastErr))
+	}
+	return res, nil
+}
+
+func connect(ctx context.Context, dial DialFunc, addr netip.Addr, port uint16, wait time.Duration) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	start := time.Now()
+	conn, err := dial(ctx, "tcp", []netip.Addr{addr}, port)
+	if err != nil {
+		if ctx.Err() != nil && !errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("%w: %w", err, ctx.Err())
+		}
+		return 0, err
+	}
+	rtt := time.Since(start)
+	conn.Close()
+	return rtt, nil
+}
+
+// leftHost reports whether a failed connect still sent its SYN: the
+// answer was a refusal, a reset, an ICMP error, or nothing in time.
+func leftHost(err error) bool {
+	var netErr net.Error
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, context.DeadlineExceeded) ||
+		(errors.As(err, &netErr) && netErr.Timeout())
+}
+
+// summarise fills loss and the round-trip statistics from the replies.
+func summarise(res *Result) {
+	if res.Replies == nil {
+		res.Replies = []Reply{}
+	}
+	res.Loss = round(float64(res.Requests-len(res.Replies)) / float64(res.Requests) * 100)
+	if len(res.Replies) == 0 {
+		return
+	}
+	rtts := make([]float64, len(res.Replies))
+	var sum float64
+	for i, r := range res.Replies {
+		rtts[i] = r.RTT
+		sum += r.RTT
+	}
+	mean := sum / float64(len(rtts))
+	var sq float64
+	for _, v := range rtts {
+		sq += (v - mean) * (v - mean)
+	}
+	res.Min, res.Max = round(slices.Min(rtts)), round(slices.Max(rtts))
+	res.Avg = round(mean)
+	res.Latency = res.Avg
+	res.StdDev = round(math.Sqrt(sq / float64(len(rtts))))
+}
+
+// ms converts to milliseconds with microsecond precision.
+func ms(d time.Duration) float64 { return round(float64(d) / float64(time.Millisecond)) }
+
+// round keeps three decimals.
+func round(v float64) float64 { return math.Round(v*1000) / 1000 }

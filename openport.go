@@ -1,0 +1,144 @@
+package sitediag
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/net/portscan"
+)
+
+// DefaultTopPorts is the number of ranked ports OpenPort scans when
+// neither TopPorts nor PortRanges is given.
+const DefaultTopPorts = 100
+
+// OpenPortOptions are the options of OpenPort. The zero value scans the
+// DefaultTopPorts most often open ports.
+type OpenPortOptions struct {
+	// TopPorts scans the N most often open TCP ports (nmap's ranking):
+	// 50, 100, 500, 1000 or 5000. Zero means DefaultTopPorts unless
+	// PortRanges is set; both together are refused.
+	TopPorts int
+	// PortRanges lists the ports to scan, such as "80,443,1000-1010":
+	// ports 1-65535, ascending ranges, at most 5000 ports in all.
+	PortRanges string
+	// DetectServices probes each open port for what answers (banner,
+	// TLS, HTTP) and fills OpenPortResult.Services.
+	DetectServices bool
+	// ProxyCountry must be empty: a port scan cannot go through an HTTP
+	// proxy.
+	ProxyCountry string
+	// Concurrency is how many ports are probed at once. If zero,
+	// portscan.DefaultConcurrency (200).
+	Concurrency int
+	// PortTimeout bounds one connection attempt; a port silent that
+	// long counts as filtered. If zero, portscan.DefaultTimeout (1.5 s).
+	PortTimeout time.Duration
+}
+
+// PortService is an open port and what answers on it.
+type PortService = portscan.Service
+
+// OpenPortResult lists the open ports. OpenPorts is the API's data,
+// Services its services; the other fields feed meta.
+type OpenPortResult struct {
+	// OpenPorts are the open TCP ports, ascending; never nil.
+	OpenPorts []uint16
+	// Services describe the open ports when DetectServices was set.
+	Services []PortService
+	// Host is the target's host, with a port when not the default.
+	Host string
+	// IP is the address scanned.
+	IP string
+	// TopPorts is the ranked list size scanned, 0 when PortRanges was.
+	TopPorts int
+	// PortRanges echoes the option.
+	PortRanges string
+	// DetectServices echoes the option.
+	DetectServices bool
+}
+
+// OpenPort scans the TCP ports of rawTarget (a URL, host name or IP
+// literal) with connect scans to one address, resolved once. Closed and
+// filtered ports are not errors; they are simply not listed. Errors:
+// CodeInvalidURL, CodeInvalidParameters (a bad option, with the field and
+// the offending token), CodeTargetNotAllowed, CodePortScanFailed (the
+// name did not resolve, or the scan could not run or finish).
+func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOptions) (*OpenPortResult, error) {
+	t, err := parseHostTarget(rawTarget, opts.ProxyCountry)
+	if err != nil {
+		return nil, err
+	}
+	ports, top, err := portsToScan(opts)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	pinned, err := c.pin(ctx, t, CodePortScanFailed)
+	if err != nil {
+		return nil, err
+	}
+	res, err := portscan.Scan(ctx, c.guard.DialAddrs, pinned.Addr, ports, portscan.Options{
+		Concurrency:    opts.Concurrency,
+		Timeout:        opts.PortTimeout,
+		DetectServices: opts.DetectServices,
+	})
+	switch {
+	case errors.Is(err, guard.ErrNotAllowed):
+		return nil, notAllowed(err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return nil, newError(CodePortScanFailed, err, "the scan did not finish in time")
+	case err != nil:
+		return nil, newError(CodePortScanFailed, err, "the scan could not run")
+	}
+	open := res.Open
+	if open == nil {
+		open = []uint16{}
+	}
+	return &OpenPortResult{
+		OpenPorts:      open,
+		Services:       res.Services,
+		Host:           t.Display(),
+		IP:             pinned.Addr.String(),
+		TopPorts:       top,
+		PortRanges:     opts.PortRanges,
+		DetectServices: opts.DetectServices,
+	}, nil
+}
+
+// portsToScan turns the options into the port list, and the ranked list
+// size when one was used.
+func portsToScan(opts OpenPortOptions) ([]uint16, int, error) {
+	if opts.PortRanges != "" {
+		if opts.TopPorts != 0 {
+			return nil, 0, InvalidParameter("topPorts", "cannot be combined with portRanges; give one of them")
+		}
+		ports, err := portscan.ParsePorts(opts.PortRanges)
+		var rangeErr *portscan.RangeError
+		if errors.As(err, &rangeErr) {
+			problem := rangeErr.Reason
+			if rangeErr.Token != "" {
+				problem = fmt.Sprintf("%q: %s", rangeErr.Token, rangeErr.Reason)
+			}
+			return nil, 0, InvalidParameter("portRanges", problem)
+		}
+		return ports, 0, err
+	}
+	top := opts.TopPorts
+	if top == 0 {
+		top = DefaultTopPorts
+	}
+	ports, err := portscan.Top(top)
+	if err != nil {
+		return nil, 0, InvalidParameter("topPorts", "must be one of 50, 100, 500, 1000, 5000")
+	}
+	return ports, top, nil
+}
+
+// OpenPort calls Client.OpenPort on the default client.
+func OpenPort(ctx context.Context, rawTarget string, opts OpenPortOptions) (*OpenPortResult, error) {
+	return onDefault(ctx, rawTarget, opts, (*Client).OpenPort)
+}

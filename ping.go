@@ -1,0 +1,78 @@
+package sitediag
+
+import (
+	"context"
+	"errors"
+
+	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/net/httpprobe"
+	"github.com/sitediag/sitediag/net/ping"
+)
+
+// MaxPingCount is the largest PingOptions.Count.
+const MaxPingCount = 16
+
+// PingOptions are the options of Ping. The zero value sends 4 requests.
+type PingOptions struct {
+	// Count is the number of requests, 1-16. If zero, 4.
+	Count int
+	// ProxyCountry must be empty: pings cannot go through an HTTP proxy.
+	ProxyCountry string
+}
+
+// PingReply is one answered request.
+type PingReply = ping.Reply
+
+// PingResult is the outcome of a ping; its JSON is the API's data
+// (requests, loss, latency, min, max, avg, stdDev, ip, method, port,
+// replies). Host and Count feed meta.
+type PingResult struct {
+	ping.Result
+	// Host is the target's host, with a port when not the default.
+	Host string `json:"-"`
+	// Count echoes the number of requests asked for.
+	Count int `json:"-"`
+}
+
+// Ping sends echo requests to rawTarget (a URL, host name or IP literal),
+// resolved once: ICMP when the process may open ICMP sockets, else TCP
+// connects to port 443, then 80 (Method says which). Loss, even 100 %, is
+// a result. Errors: CodeInvalidURL, CodeInvalidParameters,
+// CodeTargetNotAllowed, CodePingFailed (the name did not resolve, or no
+// request could be sent).
+func (c *Client) Ping(ctx context.Context, rawTarget string, opts PingOptions) (*PingResult, error) {
+	t, err := parseHostTarget(rawTarget, opts.ProxyCountry)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Count < 0 || opts.Count > MaxPingCount {
+		return nil, InvalidParameter("count", "must be 1-16")
+	}
+	count := opts.Count
+	if count == 0 {
+		count = ping.DefaultCount
+	}
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	pinned, err := c.pin(ctx, t, CodePingFailed)
+	if err != nil {
+		return nil, err
+	}
+	res, err := ping.Ping(ctx, pinned.Addr, ping.Options{Count: count, Dial: c.guard.DialAddrs})
+	switch {
+	case errors.Is(err, guard.ErrNotAllowed):
+		return nil, notAllowed(err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return nil, newError(CodePingFailed, err, "the ping did not finish in time")
+	case errors.Is(err, ping.ErrNoMethod):
+		return nil, newError(CodePingFailed, err, "no ICMP socket may be opened and TCP fallback is unavailable")
+	case err != nil:
+		return nil, newError(CodePingFailed, err, "no request could be sent: %s", httpprobe.Why(err))
+	}
+	return &PingResult{Result: *res, Host: t.Display(), Count: count}, nil
+}
+
+// Ping calls Client.Ping on the default client.
+func Ping(ctx context.Context, rawTarget string, opts PingOptions) (*PingResult, error) {
+	return onDefault(ctx, rawTarget, opts, (*Client).Ping)
+}

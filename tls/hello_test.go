@@ -1,0 +1,70 @@
+package tls
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"golang.org/x/crypto/cryptobyte"
+)
+
+func TestHelloAvoidsF5Sizes(t *testing.T) {
+	all := suitesFor(false)
+	for _, v := range []uint16{versionTLS10, versionTLS11, versionTLS12} {
+		for n := 1; n <= len(all); n++ {
+			rec := hello{version: v, suites: all[:n], serverName: "a-rather-long-name.example.test"}.marshal()
+			if size := len(rec) - 5; size >= 256 && size < 512 {
+				t.Fatalf("version %04x with %d suites: hello of %d bytes", v, n, size)
+			}
+		}
+	}
+}
+
+func TestHelloRoundTrip(t *testing.T) {
+	suites := []uint16{0xC02F, 0x002F}
+	rec := hello{version: versionTLS11, suites: suites}.marshal()
+	ch, ok := readClientHello(bytes.NewReader(rec))
+	if !ok || ch.version != versionTLS11 {
+		t.Fatalf("got %+v %v, want a TLS 1.1 hello", ch, ok)
+	}
+	want := []uint16{0xC02F, 0x002F, scsvRenegotiation}
+	if len(ch.suites) != len(want) || ch.suites[0] != want[0] || ch.suites[1] != want[1] || ch.suites[2] != want[2] {
+		t.Errorf("suites: got %x, want %x", ch.suites, want)
+	}
+	if !bytes.Equal(ch.compression, []byte{1, 0}) {
+		t.Errorf("compression: got %v, want DEFLATE and null", ch.compression)
+	}
+	if rec[1] != 3 || rec[2] != 1 {
+		t.Errorf("record version: got %d.%d, want 3.1", rec[1], rec[2])
+	}
+}
+
+func TestReadReplyAcrossRecords(t *testing.T) {
+	// A ServerHello and Certificate split across three records.
+	l := legacyServer{version: versionTLS12}
+	suite, _ := SuiteByID(0xC02F)
+	msgs := append(l.serverHello(clientHello{}, suite), handshakeMessage(typeCertificate, func(b *cryptobyte.Builder) {
+		b.AddUint24LengthPrefixed(func(b *cryptobyte.Builder) {
+			b.AddUint24LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes([]byte("der")) })
+		})
+	})...)
+	var wire []byte
+	for _, part := range [][]byte{msgs[:10], msgs[10:50], msgs[50:]} {
+		wire = append(wire, record(recordHandshake, versionTLS12, part)...)
+	}
+	rep, err := readReply(bytes.NewReader(wire), readNeeds{certificate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.version != versionTLS12 || rep.suite != 0xC02F || !rep.renegotiationInfo || len(rep.certs) != 1 || string(rep.certs[0]) != "der" {
+		t.Errorf("got %+v", rep)
+	}
+}
+
+func TestReadReplyAlert(t *testing.T) {
+	_, err := readReply(bytes.NewReader(alertRecord(versionTLS12, 70)), readNeeds{})
+	var alert *alertError
+	if !errors.As(err, &alert) || alert.Description != 70 {
+		t.Errorf("got %v, want alert 70", err)
+	}
+}

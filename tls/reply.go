@@ -1,0 +1,291 @@
+package tls
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+
+	"golang.org/x/crypto/cryptobyte"
+)
+
+// maxReply bounds what one probe reads from a server.
+const maxReply = 256 << 10
+
+// helloRetryRandom is the ServerHello.random of a HelloRetryRequest
+// (RFC 8446 §4.1.3).
+var helloRetryRandom = []byte{
+	0xCF, 0x21, 0xAD, 0x74, 0xE5, 0x9A, 0x61, 0x11, 0xBE, 0x1D, 0x8C, 0x02, 0x1E, 0x65, 0xB8, 0x91,
+	0xC2, 0xA2, 0x11, 0x16, 0x7A, 0xBB, 0x8C, 0x5E, 0x07, 0x9E, 0x09, 0xE2, 0xC8, 0xA8, 0x33, 0x9C,
+}
+
+// errMalformed means the server answered with bytes that are not what
+// the protocol allows at that point.
+var errMalformed = errors.New("tls: malformed server reply")
+
+// alertError is a TLS alert the server answered a hello with.
+type alertError struct {
+	// Description is the alert's code (40 handshake_failure, 70
+	// protocol_version, 86 inappropriate_fallback, …).
+	Description uint8
+}
+
+func (e *alertError) Error() string { return fmt.Sprintf("tls: server sent alert %d", e.Description) }
+
+// Alerts the scan branches on.
+const alertInappropriateFallback = 86
+
+// reply is what a server answered a hello with, as far as it was read.
+type reply struct {
+	// version is the negotiated version: supported_versions when the
+	// server sent it, else ServerHello.legacy_version.
+	version uint16
+	// suite is the chosen cipher suite.
+	suite uint16
+	// compression is the chosen compression method (1 is DEFLATE).
+	compression uint8
+	// renegotiationInfo is true when the ServerHello carried the
+	// renegotiation_info extension (RFC 5746).
+	renegotiationInfo bool
+	// retry is true for a HelloRetryRequest.
+	retry bool
+	// certs is the certificate chain of a Certificate message (SSL 3.0 to
+	// TLS 1.2, and SSL 2.0), leaf first, when it was read.
+	certs [][]byte
+	// dhBits is the size of the finite-field DH group of a
+	// ServerKeyExchange, when one was read.
+	dhBits int
+	// ssl2Ciphers are the cipher kinds of an SSL 2.0 SERVER-HELLO.
+	ssl2Ciphers []string
+}
+
+// readNeeds says how far to read past the ServerHello.
+type readNeeds struct {
+	// certificate reads the Certificate message.
+	certificate bool
+}
+
+// readReply reads a server's answer to an SSL 3.0–TLS 1.3 hello: records
+// until the ServerHello, and past it the Certificate when asked and the
+// ServerKeyExchange of a finite-field DHE suite. A refusal is an error:
+// *alertError, io.EOF, or a network error.
+func readReply(r io.Reader, needs readNeeds) (*reply, error) {
+	r = io.LimitReader(r, maxReply)
+	var hs []byte // handshake bytes not yet parsed
+	var rep *reply
+	for {
+		typ, fragment, err := readRecord(r)
+		if err != nil {
+			if rep != nil {
+				return rep, nil // what came before is still an answer
+			}
+			return nil, err
+		}
+		switch typ {
+		case recordAlert:
+			if rep != nil {
+				return rep, nil
+			}
+			if len(fragment) < 2 {
+				return nil, errMalformed
+			}
+			return nil, &alertError{Description: fragment[1]}
+		case recordHandshake:
+		default:
+			if rep != nil {
+				return rep, nil // e.g. ChangeCipherSpec after a TLS 1.3 ServerHello
+			}
+			return nil, errMalformed
+		}
+		hs = append(hs, fragment...)
+		for len(hs) >= 4 {
+			n := int(hs[1])<<16 | int(hs[2])<<8 | int(hs[3])
+			if len(hs) < 4+n {
+				break
+			}
+			msgType, body := hs[0], hs[4:4+n]
+			hs = hs[4+n:]
+			done, err := handleMessage(&rep, msgType, body, needs)
+			if err != nil {
+				return nil, err
+			}
+			if done {
+				return rep, nil
+			}
+		}
+	}
+}
+
+// handleMessage folds one handshake message into *rep and reports
+// whether reading can stop.
+func handleMessage(rep **reply, msgType uint8, body []byte, needs readNeeds) (bool, error) {
+	if *rep == nil {
+		if msgType != typeServerHello {
+			return false, errMalformed
+		}
+		r, err := parseServerHello(body)
+		if err != nil {
+			return false, err
+		}
+		*rep = r
+		if r.retry || r.version >= versionTLS13 {
+			return true, nil // the rest is encrypted
+		}
+		return !needs.certificate && !dheSuite(r.suite), nil
+	}
+	r := *rep
+	switch msgType {
+	case typeCertificate:
+		certs, err := parseCertificates(body)
+		if err != nil {
+			return false, err
+		}
+		r.certs = certs
+		return !dheSuite(r.suite), nil
+	case typeServerKeyExchange:
+		if dheSuite(r.suite) {
+			r.dhBits = dhGroupBits(body)
+		}
+		return true, nil
+	case typeServerHelloDone:
+		return true, nil
+	}
+	return false, nil
+}
+
+func dheSuite(id uint16) bool {
+	s, ok := SuiteByID(id)
+	return ok && s.dhe()
+}
+
+// readRecord reads one TLS record.
+func readRecord(r io.Reader) (typ uint8, fragment []byte, err error) {
+	var hdr [5]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return 0, nil, err
+	}
+	if hdr[1] != 3 { // not SSL 3.0 or TLS: an SSL 2.0 reply or garbage
+		return 0, nil, errMalformed
+	}
+	n := binary.BigEndian.Uint16(hdr[3:])
+	if n > 1<<14+2048 {
+		return 0, nil, errMalformed
+	}
+	fragment = make([]byte, n)
+	if _, err := io.ReadFull(r, fragment); err != nil {
+		return 0, nil, err
+	}
+	return hdr[0], fragment, nil
+}
+
+// parseServerHello parses a ServerHello body.
+func parseServerHello(body []byte) (*reply, error) {
+	s := cryptobyte.String(body)
+	r := &reply{}
+	var random, sessionID []byte
+	if !s.ReadUint16(&r.version) || !s.ReadBytes(&random, 32) ||
+		!s.ReadUint8LengthPrefixed((*cryptobyte.String)(&sessionID)) ||
+		!s.ReadUint16(&r.suite) || !s.ReadUint8(&r.compression) {
+		return nil, errMalformed
+	}
+	r.retry = bytes.Equal(random, helloRetryRandom)
+	if s.Empty() {
+		return r, nil
+	}
+	var exts cryptobyte.String
+	if !s.ReadUint16LengthPrefixed(&exts) {
+		return nil, errMalformed
+	}
+	for !exts.Empty() {
+		var typ uint16
+		var data cryptobyte.String
+		if !exts.ReadUint16(&typ) || !exts.ReadUint16LengthPrefixed(&data) {
+			return nil, errMalformed
+		}
+		switch typ {
+		case extSupportedVersions:
+			if !data.ReadUint16(&r.version) {
+				return nil, errMalformed
+			}
+		case extRenegotiationInfo:
+			r.renegotiationInfo = true
+		}
+	}
+	return r, nil
+}
+
+// parseCertificates parses an SSL 3.0–TLS 1.2 Certificate message.
+func parseCertificates(body []byte) ([][]byte, error) {
+	s := cryptobyte.String(body)
+	var list cryptobyte.String
+	if !s.ReadUint24LengthPrefixed(&list) {
+		return nil, errMalformed
+	}
+	var certs [][]byte
+	for !list.Empty() {
+		var der cryptobyte.String
+		if !list.ReadUint24LengthPrefixed(&der) {
+			return nil, errMalformed
+		}
+		certs = append(certs, der)
+	}
+	return certs, nil
+}
+
+// dhGroupBits returns the size in bits of the prime of a DHE
+// ServerKeyExchange (ServerDHParams first), 0 when it does not parse.
+func dhGroupBits(body []byte) int {
+	s := cryptobyte.String(body)
+	var p []byte
+	if !s.ReadUint16LengthPrefixed((*cryptobyte.String)(&p)) {
+		return 0
+	}
+	return new(big.Int).SetBytes(p).BitLen()
+}
+
+// readSSL2Reply reads a server's answer to an SSL 2.0 CLIENT-HELLO and
+// returns its SERVER-HELLO: the certificate and the cipher kinds both
+// sides share. Anything else is an error.
+func readSSL2Reply(r io.Reader) (*reply, error) {
+	var hdr [2]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return nil, err
+	}
+	if hdr[0]&0x80 == 0 { // a TLS record or a three-byte SSL 2.0 header: not a SERVER-HELLO
+		return nil, errMalformed
+	}
+	msg := make([]byte, int(hdr[0]&0x7f)<<8|int(hdr[1]))
+	if _, err := io.ReadFull(r, msg); err != nil {
+		return nil, err
+	}
+	s := cryptobyte.String(msg)
+	var typ, hit, certType uint8
+	var version, certLen, ciphersLen, connIDLen uint16
+	var cert, ciphers []byte
+	if !s.ReadUint8(&typ) || typ != 4 || !s.ReadUint8(&hit) || !s.ReadUint8(&certType) ||
+		!s.ReadUint16(&version) || !s.ReadUint16(&certLen) || !s.ReadUint16(&ciphersLen) ||
+		!s.ReadUint16(&connIDLen) || !s.ReadBytes(&cert, int(certLen)) || !s.ReadBytes(&ciphers, int(ciphersLen)) ||
+		ciphersLen%3 != 0 {
+		return nil, errMalformed
+	}
+	rep := &reply{version: version}
+	if len(cert) > 0 {
+		rep.certs = [][]byte{cert}
+	}
+	for i := 0; i < len(ciphers); i += 3 {
+		kind := uint32(ciphers[i])<<16 | uint32(ciphers[i+1])<<8 | uint32(ciphers[i+2])
+		rep.ssl2Ciphers = append(rep.ssl2Ciphers, ssl2CipherName(kind))
+	}
+	return rep, nil
+}
+
+func ssl2CipherName(kind uint32) string {
+	for _, c := range ssl2Ciphers {
+		if c.kind == kind {
+			return c.name
+		}
+	}
+	return fmt.Sprintf("0x%06X", kind)
+}

@@ -1,0 +1,444 @@
+// Package tls scans a server's TLS configuration the way sslscan and
+// testssl.sh do: by raw handshakes. It writes ClientHellos byte by byte
+// (an SSL 2.0 CLIENT-HELLO, SSL 3.0 to TLS 1.2 hellos offering the whole
+// IANA suite registry, a TLS 1.3 hello with supported_versions and
+// key_share), reads the server's answer and decides from what the server
+// chose, never from whether a full handshake completes. Go's crypto/tls
+// cannot speak SSL 2.0 or 3.0, so it is used only for one full handshake
+// that fetches the certificate; the certificate is judged by hand
+// afterwards, so an invalid one is a finding, not a failure.
+//
+// Cipher suites are enumerated per protocol by repeated hellos that drop
+// the suite the server picked, which gives the server's preference order
+// when it enforces one. Vulnerabilities are derived from what was
+// enumerated.
+//
+// Every connection goes through the caller's DialFunc, so the caller's
+// network policy applies to each probe.
+//
+// # Concurrency
+//
+// Scan runs its probes in parallel, a few at a time (Options.Parallel),
+// and is safe to call from several goroutines.
+package tls
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// Defaults for the zero Options.
+const (
+	DefaultProbeTimeout = 5 * time.Second
+	DefaultParallel     = 6
+)
+
+// ErrNoProtocol means no protocol version at all could be negotiated:
+// the port refused connections, or the server refused every hello. When
+// a connection failed, its error is wrapped too.
+var ErrNoProtocol = errors.New("tls: no protocol version could be negotiated")
+
+// DialFunc opens a new TCP connection to the server being scanned. Scan
+// calls it once per probe; it is where the caller pins addresses and
+// applies its network policy.
+type DialFunc func(ctx context.Context) (net.Conn, error)
+
+// Options tune a scan. The zero value is ready to use.
+type Options struct {
+	// Roots are the trust anchors the certificate is verified against.
+	// If nil, the system's roots.
+	Roots *x509.CertPool
+	// Now returns the time the certificate is judged at. If nil,
+	// time.Now.
+	Now func() time.Time
+	// ProbeTimeout bounds each probe: connect, hello and answer. If zero,
+	// DefaultProbeTimeout.
+	ProbeTimeout time.Duration
+	// Parallel is the number of probes in flight at once. If zero,
+	// DefaultParallel.
+	Parallel int
+}
+
+// Result is the outcome of a scan.
+type Result struct {
+	// Protocols says which versions the server negotiates.
+	Protocols Protocols `json:"protocols"`
+	// Certificate describes the certificate the server presents.
+	Certificate Certificate `json:"certificate"`
+	// CipherSuites lists the suites each version accepts.
+	CipherSuites CipherSuites `json:"cipherSuites"`
+	// Vulnerabilities are verdicts derived from what was enumerated.
+	Vulnerabilities Vulnerabilities `json:"vulnerabilities"`
+	// Advisory are signals that are not verdicts.
+	Advisory Advisory `json:"advisory"`
+}
+
+// Protocols says which protocol versions the server negotiates.
+type Protocols struct {
+	SSL2  bool `json:"ssl2"`
+	SSL3  bool `json:"ssl3"`
+	TLS10 bool `json:"tls10"`
+	TLS11 bool `json:"tls11"`
+	TLS12 bool `json:"tls12"`
+	TLS13 bool `json:"tls13"`
+}
+
+// CipherSuites lists, per protocol version, the suites the server
+// accepts; an unsupported version has none.
+type CipherSuites struct {
+	SSL2  ProtocolSuites `json:"ssl2"`
+	SSL3  ProtocolSuites `json:"ssl3"`
+	TLS10 ProtocolSuites `json:"tls10"`
+	TLS11 ProtocolSuites `json:"tls11"`
+	TLS12 ProtocolSuites `json:"tls12"`
+	TLS13 ProtocolSuites `json:"tls13"`
+}
+
+// ProtocolSuites are the suites one protocol version accepts.
+type ProtocolSuites struct {
+	// ServerPreference is true when the server picks by its own order
+	// rather than the client's.
+	ServerPreference bool `json:"serverPreference"`
+	// Suites are IANA names (SSL 2.0 cipher kinds for SSL 2.0), in the
+	// server's preference order when it enforces one, else in registry
+	// order.
+	Suites []string `json:"suites"`
+}
+
+// protocol is one version the scan probes.
+type protocol struct {
+	version uint16
+	name    string
+}
+
+// protocols are the versions probed, oldest first.
+var protocols = []protocol{
+	{versionSSL2, "SSLv2"}, {versionSSL3, "SSLv3"}, {versionTLS10, "TLSv1.0"},
+	{versionTLS11, "TLSv1.1"}, {versionTLS12, "TLSv1.2"}, {versionTLS13, "TLSv1.3"},
+}
+
+func versionName(v uint16) string {
+	for _, p := range protocols {
+		if p.version == v {
+			return p.name
+		}
+	}
+	return fmt.Sprintf("0x%04X", v)
+}
+
+// enumeration is what the probes learned about one version.
+type enumeration struct {
+	protocol
+	// suites are the accepted suites, in the order they were picked.
+	suites []uint16
+	// ssl2Ciphers are SSL 2.0's cipher kinds.
+	ssl2Ciphers []string
+	// serverPreference: see ProtocolSuites.
+	serverPreference bool
+	// compression is true when the server picked DEFLATE.
+	compression bool
+	// renegotiationInfo is true when a ServerHello carried it.
+	renegotiationInfo bool
+	// dhBits maps DHE suites to the size of the group they used.
+	dhBits map[uint16]int
+	// certs is the chain from the first answer, when it was sent in
+	// clear.
+	certs [][]byte
+}
+
+func (e *enumeration) supported() bool { return len(e.suites) > 0 || e.ssl2Ciphers != nil }
+
+// scanner holds one scan's settings and what its probes saw.
+type scanner struct {
+	dial       DialFunc
+	host       string
+	serverName string
+	opts       Options
+
+	mu         sync.Mutex
+	connectErr error    // the last failed connection
+	connected  bool     // a connection succeeded
+	versions   []uint16 // versions from SSL 3.0 up whose first hello was accepted
+
+	// detecting counts the SSL 3.0–TLS 1.3 enumerations that have not
+	// yet had their first answer.
+	detecting sync.WaitGroup
+}
+
+// Scan scans the server dial reaches. host is the name or IP literal
+// the caller asked for: a name is sent as SNI and both are checked
+// against the certificate.
+//
+// # Errors
+//
+// ErrNoProtocol (wrapping the connection error when there was one) when
+// nothing could be negotiated; ctx's error when it ended first.
+func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Result, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.ProbeTimeout <= 0 {
+		opts.ProbeTimeout = DefaultProbeTimeout
+	}
+	if opts.Parallel <= 0 {
+		opts.Parallel = DefaultParallel
+	}
+	s := &scanner{dial: dial, host: host, opts: opts}
+	if net.ParseIP(host) == nil {
+		s.serverName = host
+	}
+
+	enums := make([]*enumeration, len(protocols))
+	var hs *handshake
+	var fallback *bool
+	s.detecting.Add(len(protocols) - 1) // all but SSL 2.0
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opts.Parallel)
+	// Newest first: TLS 1.2 usually has the longest chain of probes.
+	for i, p := range slices.Backward(protocols) {
+		g.Go(func() error {
+			var err error
+			if p.version == versionSSL2 {
+				enums[i], err = s.ssl2(gctx)
+			} else {
+				enums[i], err = s.enumerate(gctx, p)
+			}
+			return err
+		})
+	}
+	// g.Go blocks while the limit is reached, so every enumeration has
+	// started before these three take a slot: the fallback probe, which
+	// waits for their first answers, cannot hold one they need.
+	g.Go(func() error {
+		hs = s.handshake(gctx)
+		return nil
+	})
+	if opts.Roots == nil {
+		g.Go(func() error {
+			x509.SystemCertPool() // loads and caches the roots while the probes run
+			return nil
+		})
+	}
+	g.Go(func() error {
+		s.detecting.Wait()
+		var err error
+		fallback, err = s.fallbackSCSV(gctx)
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if hs.state != nil { // a full handshake is an answer too
+		for _, e := range enums {
+			if e.version == hs.state.Version && !e.supported() {
+				e.suites = []uint16{hs.state.CipherSuite}
+			}
+		}
+	}
+	if !slices.ContainsFunc(enums, (*enumeration).supported) {
+		if err := ended(ctx); err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.connectErr != nil && !s.connected {
+			return nil, fmt.Errorf("%w: %w", ErrNoProtocol, s.connectErr)
+		}
+		return nil, ErrNoProtocol
+	}
+	return s.result(enums, hs, fallback), nil
+}
+
+// probe sends payload on a new connection and reads the answer with
+// read. A connection that cannot be opened is recorded; ctx's end is
+// the only error that stops the scan.
+func (s *scanner) probe(ctx context.Context, payload []byte, read func(io.Reader) (*reply, error)) (*reply, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.ProbeTimeout)
+	defer cancel()
+	conn, err := s.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if _, err := conn.Write(payload); err != nil {
+		return nil, err
+	}
+	return read(conn)
+}
+
+// ended is ctx.Err(), or DeadlineExceeded once ctx's deadline has
+// passed: a connection deadline set to the same instant can fire before
+// the context's own timer marks it done, and a probe that failed that way
+// ran out of time, it was not refused.
+func ended(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// connect dials and ties the connection's deadline to ctx.
+func (s *scanner) connect(ctx context.Context) (net.Conn, error) {
+	conn, err := s.dial(ctx)
+	s.mu.Lock()
+	if err != nil {
+		s.connectErr = err
+	} else {
+		s.connected = true
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(d)
+	}
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	return &stoppingConn{Conn: conn, stop: stop}, nil
+}
+
+// stoppingConn releases its context hook when closed.
+type stoppingConn struct {
+	net.Conn
+	stop func() bool
+}
+
+func (c *stoppingConn) Close() error {
+	c.stop()
+	return c.Conn.Close()
+}
+
+// enumerate finds the suites version p accepts: a hello offering every
+// suite, then again without each suite the server picked, until it
+// refuses. The first answer also says whether p is supported at all and
+// carries the certificate. As soon as two suites are known, a hello
+// offering them in reverse order tells, beside the loop, whether the
+// server has an order of its own.
+func (s *scanner) enumerate(ctx context.Context, p protocol) (*enumeration, error) {
+	detected := sync.OnceFunc(s.detecting.Done)
+	defer detected()
+	e := &enumeration{protocol: p, dhBits: map[uint16]int{}}
+	var preference sync.WaitGroup
+	defer preference.Wait()
+	offered := suitesFor(p.version == versionTLS13)
+	for len(offered) > 0 {
+		h := hello{version: p.version, suites: offered, serverName: s.serverName}
+		rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) {
+			return readReply(r, readNeeds{certificate: len(e.suites) == 0})
+		})
+		if err := ended(ctx); err != nil {
+			return nil, err
+		}
+		accepted := err == nil && rep.version == p.version && slices.Contains(offered, rep.suite)
+		if len(e.suites) == 0 {
+			if accepted {
+				e.certs = rep.certs
+				s.mu.Lock()
+				s.versions = append(s.versions, p.version)
+				s.mu.Unlock()
+			}
+			detected()
+		}
+		if !accepted {
+			break
+		}
+		e.suites = append(e.suites, rep.suite)
+		e.compression = e.compression || rep.compression == 1
+		e.renegotiationInfo = e.renegotiationInfo || rep.renegotiationInfo
+		if rep.dhBits > 0 {
+			e.dhBits[rep.suite] = rep.dhBits
+		}
+		offered = slices.DeleteFunc(offered, func(id uint16) bool { return id == rep.suite })
+		if len(e.suites) == 2 {
+			first, second := e.suites[0], e.suites[1]
+			preference.Go(func() { e.serverPreference = s.prefersOwnOrder(ctx, p, second, first) })
+		}
+	}
+	preference.Wait()
+	return e, ended(ctx)
+}
+
+// prefersOwnOrder offers second before first, which the server picked
+// first when offered both in the other order: picking first again means
+// the server has an order of its own.
+func (s *scanner) prefersOwnOrder(ctx context.Context, p protocol, second, first uint16) bool {
+	h := hello{version: p.version, suites: []uint16{second, first}, serverName: s.serverName}
+	rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) { return readReply(r, readNeeds{}) })
+	return err == nil && rep.suite == first
+}
+
+// ssl2 sends the SSL 2.0 CLIENT-HELLO; a SERVER-HELLO lists every cipher
+// kind both sides share.
+func (s *scanner) ssl2(ctx context.Context) (*enumeration, error) {
+	e := &enumeration{protocol: protocols[0]}
+	rep, err := s.probe(ctx, ssl2Hello(), readSSL2Reply)
+	if err := ended(ctx); err != nil {
+		return nil, err
+	}
+	if err == nil && rep.version == versionSSL2 {
+		e.ssl2Ciphers = append([]string{}, rep.ssl2Ciphers...)
+		e.certs = rep.certs
+	}
+	return e, nil
+}
+
+// fallbackSCSV offers the second-highest supported version, with every
+// suite and TLS_FALLBACK_SCSV (RFC 7507): a server that protects against
+// downgrades answers inappropriate_fallback. Nil when fewer than two
+// versions from SSL 3.0 up are supported, or the answer said neither.
+func (s *scanner) fallbackSCSV(ctx context.Context) (*bool, error) {
+	s.mu.Lock()
+	versions := slices.Sorted(slices.Values(s.versions))
+	s.mu.Unlock()
+	if len(versions) < 2 {
+		return nil, nil
+	}
+	v := versions[len(versions)-2]
+	h := hello{version: v, suites: suitesFor(false), serverName: s.serverName, fallback: true}
+	rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) { return readReply(r, readNeeds{}) })
+	if err := ended(ctx); err != nil {
+		return nil, err
+	}
+	var alert *alertError
+	switch {
+	case err == nil && rep.version == v:
+		return ptr(false), nil
+	case errors.As(err, &alert) && alert.Description == alertInappropriateFallback:
+		return ptr(true), nil
+	}
+	return nil, nil
+}
+
+// result assembles the scan's result.
+func (s *scanner) result(enums []*enumeration, hs *handshake, fallback *bool) *Result {
+	r := &Result{
+		Certificate:     describeCertificate(hs.chain(enums), s.host, s.opts.Roots, s.opts.Now()),
+		Vulnerabilities: vulnerabilities(enums, fallback),
+		Advisory:        advisory(enums, hs),
+	}
+	r.Certificate.ForwardSecrecy = hs.forwardSecrecy()
+	flags := []*bool{&r.Protocols.SSL2, &r.Protocols.SSL3, &r.Protocols.TLS10, &r.Protocols.TLS11, &r.Protocols.TLS12, &r.Protocols.TLS13}
+	lists := []*ProtocolSuites{&r.CipherSuites.SSL2, &r.CipherSuites.SSL3, &r.CipherSuites.TLS10,
+		&r.CipherSuites.TLS11, &r.CipherSuites.TLS12, &r.CipherSuites.TLS13}
+	for i, e := range enums {
+		*flags[i] = e.supported()
+		names := append([]string{}, e.ssl2Ciphers...)
+		for _, id := range e.suites {
+			names = append(names, suiteName(id))
+		}
+		*lists[i] = ProtocolSuites{ServerPreference: e.serverPreference, Suites: names}
+	}
+	return r
+}

@@ -1,0 +1,150 @@
+package tls
+
+import "strconv"
+
+// Finding is a vulnerability verdict and what it rests on.
+type Finding struct {
+	// Vulnerable is the verdict.
+	Vulnerable bool `json:"vulnerable"`
+	// Evidence lists what the verdict rests on, such as
+	// "TLSv1.2 TLS_RSA_WITH_3DES_EDE_CBC_SHA"; empty when not vulnerable.
+	Evidence []string `json:"evidence"`
+}
+
+// Poodle is the POODLE verdict (SSL 3.0 with a CBC suite) and the
+// downgrade protection that limits it.
+type Poodle struct {
+	Finding
+	// FallbackSCSV is true when the server refuses a downgraded hello
+	// that carries TLS_FALLBACK_SCSV, false when it accepts it, null when
+	// it could not be tested (fewer than two versions from SSL 3.0 up).
+	FallbackSCSV *bool `json:"fallbackScsv"`
+}
+
+// Vulnerabilities are verdicts derived from the enumerated protocols
+// and suites.
+type Vulnerabilities struct {
+	// Poodle: SSL 3.0 with a CBC suite.
+	Poodle Poodle `json:"poodle"`
+	// DROWN: SSL 2.0 is enabled (without the cross-server key reuse
+	// analysis a full check needs).
+	DROWN Finding `json:"drown"`
+	// FREAK: an RSA_EXPORT suite is accepted.
+	FREAK Finding `json:"freak"`
+	// Logjam: a DHE_EXPORT suite is accepted, or a DHE suite uses a
+	// group under 1024 bits.
+	Logjam Finding `json:"logjam"`
+	// Sweet32: a suite with a 64-bit block cipher (3DES, DES, IDEA, RC2)
+	// is accepted.
+	Sweet32 Finding `json:"sweet32"`
+	// RC4: an RC4 suite is accepted.
+	RC4 Finding `json:"rc4"`
+	// NullCipher: a suite without encryption is accepted.
+	NullCipher Finding `json:"nullCipher"`
+	// AnonymousCipher: a suite without server authentication is
+	// accepted.
+	AnonymousCipher Finding `json:"anonymousCipher"`
+	// CRIME: the server picks TLS-level DEFLATE compression.
+	CRIME Finding `json:"crime"`
+}
+
+// Advisory are signals, not verdicts.
+type Advisory struct {
+	// SecureRenegotiation: a ServerHello carried renegotiation_info
+	// (RFC 5746). Its absence does not by itself make a server
+	// vulnerable.
+	SecureRenegotiation Signal `json:"secureRenegotiation"`
+	// OCSPStapling: the server stapled an OCSP response to the full
+	// handshake.
+	OCSPStapling Signal `json:"ocspStapling"`
+}
+
+// Signal is an advisory signal.
+type Signal struct {
+	Supported bool   `json:"supported"`
+	Details   string `json:"details"`
+}
+
+// evidence collects the findings' evidence and turns it into verdicts.
+type evidence map[*Finding][]string
+
+func (ev evidence) add(f *Finding, item string) { ev[f] = append(ev[f], item) }
+
+// vulnerabilities derives the verdicts from the enumerations.
+func vulnerabilities(enums []*enumeration, fallback *bool) Vulnerabilities {
+	var v Vulnerabilities
+	ev := evidence{}
+	for _, e := range enums {
+		if e.version == versionSSL2 && e.supported() {
+			ev.add(&v.DROWN, "SSLv2 enabled")
+			for _, c := range e.ssl2Ciphers {
+				ev.add(&v.DROWN, "SSLv2 "+c)
+			}
+		}
+		if e.compression {
+			ev.add(&v.CRIME, e.name+" DEFLATE compression")
+		}
+		for _, id := range e.suites {
+			s, _ := SuiteByID(id)
+			item := e.name + " " + s.Name
+			if e.version == versionSSL3 && s.cbc() {
+				ev.add(&v.Poodle.Finding, item)
+			}
+			checks := []struct {
+				f  *Finding
+				is bool
+			}{
+				{&v.FREAK, s.rsaExport()},
+				{&v.Logjam, s.dheExport()},
+				{&v.Sweet32, s.block64()},
+				{&v.RC4, s.rc4()},
+				{&v.NullCipher, s.null()},
+				{&v.AnonymousCipher, s.anonymous()},
+			}
+			for _, c := range checks {
+				if c.is {
+					ev.add(c.f, item)
+				}
+			}
+			if bits := e.dhBits[id]; bits > 0 && bits < 1024 && !s.dheExport() {
+				ev.add(&v.Logjam, item+" "+strconv.Itoa(bits)+"-bit DH group")
+			}
+		}
+	}
+	for _, f := range []*Finding{&v.Poodle.Finding, &v.DROWN, &v.FREAK, &v.Logjam, &v.Sweet32, &v.RC4,
+		&v.NullCipher, &v.AnonymousCipher, &v.CRIME} {
+		f.Evidence = append([]string{}, ev[f]...)
+		f.Vulnerable = len(f.Evidence) > 0
+	}
+	v.Poodle.FallbackSCSV = fallback
+	return v
+}
+
+// advisory derives the advisory signals.
+func advisory(enums []*enumeration, hs *handshake) Advisory {
+	var a Advisory
+	legacy := false
+	for _, e := range enums {
+		if e.version >= versionSSL3 && e.version <= versionTLS12 && e.supported() {
+			legacy = true
+			a.SecureRenegotiation.Supported = a.SecureRenegotiation.Supported || e.renegotiationInfo
+		}
+	}
+	switch {
+	case a.SecureRenegotiation.Supported:
+		a.SecureRenegotiation.Details = "renegotiation_info in the ServerHello (RFC 5746)"
+	case legacy:
+		a.SecureRenegotiation.Details = "no renegotiation_info in the ServerHello"
+	default:
+		a.SecureRenegotiation.Details = "no version below TLS 1.3, which has no renegotiation"
+	}
+	switch {
+	case hs.state == nil:
+		a.OCSPStapling.Details = "not checked: no full handshake completed"
+	case len(hs.state.OCSPResponse) > 0:
+		a.OCSPStapling = Signal{Supported: true, Details: "an OCSP response was stapled"}
+	default:
+		a.OCSPStapling.Details = "no OCSP response was stapled"
+	}
+	return a
+}

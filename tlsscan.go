@@ -1,0 +1,99 @@
+package sitediag
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/target"
+	"github.com/sitediag/sitediag/tls"
+)
+
+// TLSScanOptions are the options of TLSScan. The zero value is ready to
+// use.
+type TLSScanOptions struct {
+	// ProbeTimeout bounds each handshake probe (connect, hello, answer).
+	// If zero, tls.DefaultProbeTimeout.
+	ProbeTimeout time.Duration
+}
+
+// TLSScanResult is the outcome of a TLS scan. Its JSON is the API's
+// data: protocols and certificate as the spec gives them, then cipher
+// suites per protocol, vulnerabilities and advisory signals.
+type TLSScanResult struct {
+	tls.Result
+	// Host is the target's host, with a port when not 443.
+	Host string `json:"-"`
+}
+
+// TLSScan scans the TLS configuration of the server at rawURL's host and
+// port (443 when the URL gives none, whatever its scheme): which
+// versions from SSL 2.0 to TLS 1.3 it negotiates, by raw handshakes;
+// the cipher suites of each; the vulnerabilities they imply; and its
+// certificate, verified against Config.RootCAs at Config.Now. An
+// expired, self-signed or mismatched certificate is a finding, not an
+// error. A name is sent as SNI; an IP literal is not.
+//
+// Errors: CodeInvalidURL, CodeTargetNotAllowed, CodeTLSHandshakeFailed
+// (the name does not resolve, the port refuses, or no version at all can
+// be negotiated), CodeTLSScanFailed.
+func (c *Client) TLSScan(ctx context.Context, rawURL string, opts TLSScanOptions) (*TLSScanResult, error) {
+	t, err := tlsTarget(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	port := t.Port
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	addrs, err := c.guard.Resolve(ctx, t.Host)
+	if err != nil {
+		return nil, mapTLSError(err)
+	}
+	dial := func(ctx context.Context) (net.Conn, error) { return c.guard.DialAddrs(ctx, "tcp", addrs, port) }
+	res, err := tls.Scan(ctx, dial, t.Host, tls.Options{Roots: c.cfg.RootCAs, Now: c.cfg.Now, ProbeTimeout: opts.ProbeTimeout})
+	if err != nil {
+		return nil, mapTLSError(err)
+	}
+	return &TLSScanResult{Result: *res, Host: t.Display()}, nil
+}
+
+// tlsTarget parses rawURL for a TLS scan: its host, and its port or
+// 443 when it has none, whatever the scheme. Display then shows the port
+// unless it is 443.
+func tlsTarget(rawURL string) (*target.Target, error) {
+	t, err := parseURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if u, err := url.Parse(strings.TrimSpace(rawURL)); err == nil && u.Port() == "" {
+		t.Port = 443
+	}
+	t.Scheme = "https"
+	return t, nil
+}
+
+// mapTLSError maps what resolution and the scan return to the
+// documented codes.
+func mapTLSError(err error) *Error {
+	var resolveErr *guard.ResolveError
+	switch {
+	case errors.Is(err, guard.ErrNotAllowed):
+		return notAllowed(err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return newError(CodeTLSScanFailed, err, "the scan did not finish in time")
+	case errors.As(err, &resolveErr):
+		return newError(CodeTLSHandshakeFailed, err, "the host name could not be resolved")
+	case errors.Is(err, tls.ErrNoProtocol):
+		return newError(CodeTLSHandshakeFailed, err, "unable to establish a TLS connection with the target server")
+	}
+	return newError(CodeTLSScanFailed, err, "unable to complete the TLS scan")
+}
+
+// TLSScan calls Client.TLSScan on the default client.
+func TLSScan(ctx context.Context, rawURL string, opts TLSScanOptions) (*TLSScanResult, error) {
+	return onDefault(ctx, rawURL, opts, (*Client).TLSScan)
+}
