@@ -4,7 +4,9 @@
 //
 // A Pool keeps one warm browser, started on first use, and runs jobs on
 // it: each job gets its own browser context (cookies, storage and cache
-// of its own), its own filtering proxy and a total deadline. JavaScript
+// of its own), its own filtering proxy and a total deadline. While a job
+// runs, the next job's blank page (context and proxy included) is opened
+// ahead, so a job rarely waits for one. JavaScript
 // dialogs are dismissed, downloads denied and pages a job did not create
 // closed. The number of jobs at once is bounded, with a bounded wait
 // queue; past it Start fails with a *BusyError. The browser is replaced
@@ -203,7 +205,8 @@ func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Cont
 		}
 	}()
 
-	j, err := in.open(ctx, p.cfg.Guard, opts, cancel)
+	j, err := in.start(ctx, p.cfg.Guard, opts, cancel)
+	p.prepareSpare(ctx, in)
 	if err == nil {
 		err = fn(ctx, j)
 		cancel(nil)
@@ -213,6 +216,20 @@ func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Cont
 		return fmt.Errorf("%w: %w", cause, err)
 	}
 	return err
+}
+
+// prepareSpare has in open a blank page for the next job while this one
+// runs, so that job does not wait for a page.
+func (p *Pool) prepareSpare(ctx context.Context, in *instance) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || in.retired {
+		return
+	}
+	p.bg.Add(1)
+	if !in.prepareSpare(ctx, p.cfg.Guard, p.bg.Done) {
+		p.bg.Done()
+	}
 }
 
 // acquire takes a job slot, waiting in the queue when there is room.

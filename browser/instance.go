@@ -40,6 +40,13 @@ type instance struct {
 	pages    map[proto.TargetTargetID]*Job
 	contexts map[proto.BrowserBrowserContextID]bool
 
+	// spare is a blank page opened ahead of the next job; preparing says
+	// one is being opened; closed that no more may be.
+	spareMu   sync.Mutex
+	spare     *Job
+	preparing bool
+	closed    bool
+
 	closeOnce sync.Once
 }
 
@@ -144,7 +151,7 @@ func (in *instance) loop() {
 			var e proto.TargetTargetCrashed
 			if load(msg, &e) {
 				if j := in.job(e.TargetID); j != nil {
-					j.cancel(ErrCrashed)
+					j.crash()
 					in.onCrash(in)
 				}
 			}
@@ -169,13 +176,60 @@ func (in *instance) job(id proto.TargetTargetID) *Job {
 	return in.pages[id]
 }
 
+// takeSpare hands over the spare page, if there is one.
+func (in *instance) takeSpare() *Job {
+	in.spareMu.Lock()
+	defer in.spareMu.Unlock()
+	j := in.spare
+	in.spare = nil
+	return j
+}
+
+// prepareSpare opens a blank page for the next job unless there is one,
+// one is on its way, or the browser is closing; done is called when it is
+// settled. The page lives on ctx's values, not its deadline.
+func (in *instance) prepareSpare(ctx context.Context, g *guard.Guard, done func()) bool {
+	in.spareMu.Lock()
+	if in.spare != nil || in.preparing || in.closed {
+		in.spareMu.Unlock()
+		return false
+	}
+	in.preparing = true
+	in.spareMu.Unlock()
+	go func() {
+		defer done()
+		j, err := in.open(context.WithoutCancel(ctx), g, nil)
+		in.spareMu.Lock()
+		defer in.spareMu.Unlock()
+		in.preparing = false
+		switch {
+		case err != nil:
+		case in.closed:
+			j.proxy.Close()
+		default:
+			in.spare = j
+		}
+	}()
+	return true
+}
+
 // close disconnects and, for a launched browser, stops it and removes
 // what it left.
 func (in *instance) close() {
 	in.closeOnce.Do(func() {
+		in.spareMu.Lock()
+		in.closed = true
+		spare := in.spare
+		in.spare = nil
+		in.spareMu.Unlock()
 		if in.ws != nil {
 			in.ws.Close()
 			<-in.loopDone
+		}
+		if spare != nil {
+			// Its context went with the connection (DisposeOnDetach) or
+			// goes with the browser.
+			spare.proxy.Close()
 		}
 		if in.proc != nil {
 			in.proc.Close()

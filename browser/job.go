@@ -62,20 +62,44 @@ type Job struct {
 	contextID proto.BrowserBrowserContextID
 	targetID  proto.TargetTargetID
 	page      *rod.Page
-	cancel    context.CancelCauseFunc
+	blockAds  atomic.Bool
 	exempt    atomic.Pointer[string]
 	state     *pageState
 	loopDone  chan struct{}
+
+	cancelMu sync.Mutex
+	cancel   context.CancelCauseFunc
 }
 
-// open creates the job's proxy, browser context and page.
-func (in *instance) open(ctx context.Context, g *guard.Guard, opts JobOptions, cancel context.CancelCauseFunc) (_ *Job, err error) {
-	j := &Job{inst: in, opts: opts, cancel: cancel, loopDone: make(chan struct{}), state: newPageState()}
-	var block func(string) bool
-	if opts.BlockAds {
-		block = j.blockedHost
+// start gives a job its page: the instance's spare when the job needs no
+// upstream proxy, else a new one; then it applies opts. cancel ends the
+// job (with ErrCrashed when its page crashes).
+func (in *instance) start(ctx context.Context, g *guard.Guard, opts JobOptions, cancel context.CancelCauseFunc) (*Job, error) {
+	if opts.Upstream == nil {
+		if j := in.takeSpare(); j != nil {
+			if err := j.adopt(ctx, opts, cancel); err == nil {
+				return j, nil
+			}
+			j.close(ctx)
+		}
 	}
-	if j.proxy, err = g.ListenProxy(guard.ProxyOptions{Upstream: opts.Upstream, Block: block}); err != nil {
+	j, err := in.open(ctx, g, opts.Upstream)
+	if err != nil {
+		return nil, err
+	}
+	if err := j.adopt(ctx, opts, cancel); err != nil {
+		j.close(ctx)
+		return nil, err
+	}
+	return j, nil
+}
+
+// open creates a blank page in a new browser context behind a new
+// filtering proxy (chained to upstream when set). The page's events are
+// followed for as long as ctx lasts or the page lives.
+func (in *instance) open(ctx context.Context, g *guard.Guard, upstream *url.URL) (_ *Job, err error) {
+	j := &Job{inst: in, loopDone: make(chan struct{}), state: newPageState()}
+	if j.proxy, err = g.ListenProxy(guard.ProxyOptions{Upstream: upstream, Block: j.blockedHost}); err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -123,10 +147,30 @@ func (in *instance) open(ctx context.Context, g *guard.Guard, opts JobOptions, c
 	if err := (proto.NetworkEnable{}).Call(j.page); err != nil {
 		return nil, j.fail(ctx, "enabling network events", err)
 	}
-	if err := j.emulate(ctx, in.version); err != nil {
-		return nil, j.fail(ctx, "emulating the device", err)
-	}
 	return j, nil
+}
+
+// adopt makes a blank page the job's: its options, its cancel function,
+// its device.
+func (j *Job) adopt(ctx context.Context, opts JobOptions, cancel context.CancelCauseFunc) error {
+	j.opts = opts
+	j.blockAds.Store(opts.BlockAds)
+	j.cancelMu.Lock()
+	j.cancel = cancel
+	j.cancelMu.Unlock()
+	if err := j.emulate(ctx, j.inst.version); err != nil {
+		return j.fail(ctx, "emulating the device", err)
+	}
+	return nil
+}
+
+// crash ends the job with ErrCrashed; a spare page has no job to end.
+func (j *Job) crash() {
+	j.cancelMu.Lock()
+	defer j.cancelMu.Unlock()
+	if j.cancel != nil {
+		j.cancel(ErrCrashed)
+	}
 }
 
 // fail wraps a set-up error, preferring the reason the job was cancelled.
@@ -189,9 +233,12 @@ func (j *Job) Stats() Stats {
 // bound to ctx. Everything it loads goes through the job's proxy.
 func (j *Job) Page(ctx context.Context) *rod.Page { return j.page.Context(ctx) }
 
-// blockedHost is the ad filter: an ad host (IsAdHost), unless it is the host
-// the job was asked to load.
+// blockedHost is the ad filter: with BlockAds, an ad host (IsAdHost),
+// unless it is the host the job was asked to load.
 func (j *Job) blockedHost(host string) bool {
+	if !j.blockAds.Load() {
+		return false
+	}
 	if exempt := j.exempt.Load(); exempt != nil && *exempt == host {
 		return false
 	}
@@ -248,7 +295,7 @@ func (j *Job) loop(events <-chan *rod.Message) {
 				})
 			}
 		case "Inspector.targetCrashed":
-			j.cancel(ErrCrashed)
+			j.crash()
 		}
 	}
 }
