@@ -212,7 +212,18 @@ func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Cont
 		cancel(nil)
 		j.close(ctx)
 	}
-	if cause := context.Cause(ctx); err != nil && !errors.Is(err, cause) && (errors.Is(cause, ErrCrashed) || errors.Is(cause, ErrClosed)) {
+	if err == nil {
+		return nil
+	}
+	cause := context.Cause(ctx)
+	select {
+	case <-in.dead:
+		// The connection is marked dead before any call sees it fail, so
+		// an error from a dying browser is always told apart.
+		cause = ErrCrashed
+	default:
+	}
+	if !errors.Is(err, cause) && (errors.Is(cause, ErrCrashed) || errors.Is(cause, ErrClosed)) {
 		return fmt.Errorf("%w: %w", cause, err)
 	}
 	return err

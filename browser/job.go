@@ -66,6 +66,8 @@ type Job struct {
 	exempt    atomic.Pointer[string]
 	state     *pageState
 	loopDone  chan struct{}
+	// stopPage ends the page's event subscription.
+	stopPage context.CancelFunc
 
 	cancelMu sync.Mutex
 	cancel   context.CancelCauseFunc
@@ -96,9 +98,10 @@ func (in *instance) start(ctx context.Context, g *guard.Guard, opts JobOptions, 
 
 // open creates a blank page in a new browser context behind a new
 // filtering proxy (chained to upstream when set). The page's events are
-// followed for as long as ctx lasts or the page lives.
+// followed until the job closes, ctx ends or the page goes.
 func (in *instance) open(ctx context.Context, g *guard.Guard, upstream *url.URL) (_ *Job, err error) {
-	j := &Job{inst: in, loopDone: make(chan struct{}), state: newPageState()}
+	ctx, stop := context.WithCancel(ctx)
+	j := &Job{inst: in, loopDone: make(chan struct{}), state: newPageState(), stopPage: stop}
 	if j.proxy, err = g.ListenProxy(guard.ProxyOptions{Upstream: upstream, Block: j.blockedHost}); err != nil {
 		return nil, err
 	}
@@ -205,6 +208,7 @@ func (j *Job) close(ctx context.Context) {
 	delete(j.inst.contexts, j.contextID)
 	delete(j.inst.pages, j.targetID)
 	j.inst.pagesMu.Unlock()
+	j.stopPage()
 	if j.page != nil {
 		select {
 		case <-j.loopDone:
