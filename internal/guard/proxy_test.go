@@ -279,16 +279,23 @@ func echoUpgrade(t *testing.T) *httptest.Server {
 	return srv
 }
 
-func TestProxyUpgradesInAbsoluteForm(t *testing.T) {
-	g := newGuard(t)
-	p := listenProxy(t, g, guard.ProxyOptions{})
-	srv := echoUpgrade(t)
+// dialProxy opens a raw connection to p, closed when the test ends.
+func dialProxy(t *testing.T, p *guard.Proxy) net.Conn {
+	t.Helper()
 	conn, err := net.Dial("tcp", strings.TrimPrefix(p.URL(), "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { conn.Close() })
 	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	return conn
+}
+
+func TestProxyUpgradesInAbsoluteForm(t *testing.T) {
+	g := newGuard(t)
+	p := listenProxy(t, g, guard.ProxyOptions{})
+	srv := echoUpgrade(t)
+	conn := dialProxy(t, p)
 	fmt.Fprintf(conn, "GET http://site.test:%s/ws HTTP/1.1\r\nHost: site.test:%s\r\nConnection: Upgrade\r\nUpgrade: echo\r\nProxy-Connection: keep-alive\r\n\r\n",
 		portOf(t, srv.URL), portOf(t, srv.URL))
 	br := bufio.NewReader(conn)
@@ -313,12 +320,7 @@ func TestProxyCloseCutsTunnels(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := echoUpgrade(t)
-	conn, err := net.Dial("tcp", strings.TrimPrefix(p.URL(), "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	conn := dialProxy(t, p)
 	fmt.Fprintf(conn, "CONNECT site.test:%s HTTP/1.1\r\nHost: site.test:%s\r\n\r\n", portOf(t, srv.URL), portOf(t, srv.URL))
 	br := bufio.NewReader(conn)
 	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect})
