@@ -7,6 +7,7 @@ import (
 
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/target"
 )
 
 // Sentinels of the browser operations, for errors.Is.
@@ -52,6 +53,26 @@ func checkRange[T int | float64](field string, v, lo, hi T) error {
 	return nil
 }
 
+// checkPage refuses a page before the browser navigates when its host
+// resolves only to refused addresses, or not at all. It runs inside the
+// job, after the browser's availability is known (DESIGN §7 orders 503
+// before the operation). It is a fast path, not the boundary: the job's
+// filtering proxy still checks every request the page makes, this one
+// included, at connect time.
+func (c *Client) checkPage(ctx context.Context, t *target.Target) error {
+	_, err := c.guard.Resolve(ctx, t.Host)
+	var resolveErr *guard.ResolveError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, guard.ErrNotAllowed):
+		return notAllowed(err)
+	case errors.As(err, &resolveErr):
+		return newError(CodeUnableToConnect, err, "%s: name not resolved", t.URL)
+	}
+	return newError(CodeUnableToConnect, err, "%s: the name could not be resolved", t.URL)
+}
+
 // mapBrowserError maps what the browser returns to the documented codes;
 // failed is the operation's own failure code.
 func mapBrowserError(err error, failed Code) *Error {
@@ -59,7 +80,10 @@ func mapBrowserError(err error, failed Code) *Error {
 	var unavailable *browser.UnavailableError
 	var nav *browser.NavigationError
 	var selector *browser.SelectorError
+	var own *Error
 	switch {
+	case errors.As(err, &own): // a check of ours inside the job, such as checkPage
+		return own
 	case errors.As(err, &busy):
 		e := newError(CodeBusy, err, "every browser slot is busy and the queue is full; try again later")
 		e.RetryAfter = busy.RetryAfter

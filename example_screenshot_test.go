@@ -15,7 +15,8 @@ import (
 )
 
 // A screenshot of a page served on loopback, which the operator allows.
-// Needs Chromium.
+// It needs Chromium, so go test compiles it but does not run it; the
+// browser tests run the same calls.
 func ExampleClient_Screenshot() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><body style="background:#036;color:#fff"><h1>Hello</h1>`)
@@ -42,5 +43,23 @@ func ExampleClient_Screenshot() {
 		log.Fatal(err)
 	}
 	fmt.Println(format, cfg.Width, cfg.Height, "refused:", res.BlockedRequests)
-	// Output: png 800 600 refused: 0
+}
+
+// Options and the URL are checked before any browser is involved, so
+// these run without Chromium.
+func ExampleClient_Screenshot_invalid() {
+	c, err := sitediag.New(sitediag.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+
+	_, err = c.Screenshot(ctx, "ftp://example.com/", sitediag.ScreenshotOptions{})
+	fmt.Println(sitediag.CodeOf(err))
+	_, err = c.Screenshot(ctx, "https://example.com/", sitediag.ScreenshotOptions{Type: "gif"})
+	fmt.Println(err)
+	// Output:
+	// INVALID_URL
+	// sitediag: INVALID_PARAMETERS: type: must be png, jpeg or webp
 }

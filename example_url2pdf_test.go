@@ -13,7 +13,8 @@ import (
 )
 
 // A PDF of a page served on loopback, which the operator allows, streamed
-// from the browser. Needs Chromium.
+// from the browser. It needs Chromium, so go test compiles it but does not
+// run it; the browser tests run the same calls.
 func ExampleClient_URL2PDF() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><h1>Quarterly report</h1>`)
@@ -38,5 +39,23 @@ func ExampleClient_URL2PDF() {
 		log.Fatal(err)
 	}
 	fmt.Println(string(pdf[:5]), res.Format, res.Orientation, res.Margin.Top, "mm")
-	// Output: %PDF- a4 landscape 10 mm
+}
+
+// Options and the URL are checked before any browser is involved, so
+// these run without Chromium.
+func ExampleClient_URL2PDF_invalid() {
+	c, err := sitediag.New(sitediag.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+
+	_, err = c.URL2PDF(ctx, "http://0x7f.1/", sitediag.URL2PDFOptions{})
+	fmt.Println(sitediag.CodeOf(err))
+	_, err = c.URL2PDF(ctx, "https://example.com/", sitediag.URL2PDFOptions{Format: "a7"})
+	fmt.Println(err)
+	// Output:
+	// INVALID_URL
+	// sitediag: INVALID_PARAMETERS: format: must be letter, legal, a0, a1, a2, a3, a4, a5 or a6
 }

@@ -131,6 +131,9 @@ func (c *Client) Screenshot(ctx context.Context, rawURL string, opts ScreenshotO
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 	err = c.browser.Do(ctx, po.job, func(ctx context.Context, j *browser.Job) error {
+		if err := c.checkPage(ctx, t); err != nil {
+			return err
+		}
 		v, err := j.Load(ctx, res.URL, po.load)
 		if err != nil {
 			return err

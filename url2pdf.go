@@ -100,6 +100,9 @@ func (c *Client) URL2PDF(ctx context.Context, rawURL string, opts URL2PDFOptions
 		defer cancel()
 		w := &startSignal{w: pw, ready: ready}
 		err := c.browser.Do(ctx, po.job, func(ctx context.Context, j *browser.Job) error {
+			if err := c.checkPage(ctx, t); err != nil {
+				return err
+			}
 			v, err := j.Load(ctx, res.URL, po.load)
 			if err != nil {
 				return err
