@@ -17,7 +17,6 @@ import (
 
 	"github.com/quic-go/quic-go"
 	"github.com/quic-go/quic-go/http3"
-	"golang.org/x/net/http2"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/sitediag/sitediag/internal/guard"
@@ -199,18 +198,41 @@ func probeHTTP1(ctx context.Context, dial guard.DialFunc, target *url.URL, minor
 	return ok, resp.Header.Values("Alt-Svc"), nil
 }
 
+// errNoH2 means the TLS handshake did not negotiate h2: the site does
+// not speak HTTP/2 there.
+var errNoH2 = errors.New("httpprobe: h2 not negotiated")
+
 // probeHTTP2 negotiates h2 by ALPN (https) or speaks it with prior
-// knowledge (http), and sends one GET.
+// knowledge (http), and sends one GET. The connection is made by dialApp
+// on dial, so it is guarded as every other probe's; net/http speaks
+// HTTP/2 over it.
 func probeHTTP2(ctx context.Context, dial guard.DialFunc, target *url.URL) (bool, []string, error) {
-	conn, err := dialApp(ctx, dial, target, "h2", "http/1.1")
-	if err != nil {
-		return false, nil, err
+	var dialErr error
+	connect := func(ctx context.Context, _, _ string) (net.Conn, error) {
+		conn, err := dialApp(ctx, dial, target, "h2", "http/1.1")
+		if err != nil {
+			dialErr = err
+			return nil, err
+		}
+		if tconn, ok := conn.(*tls.Conn); ok && tconn.ConnectionState().NegotiatedProtocol != "h2" {
+			conn.Close()
+			return nil, errNoH2
+		}
+		return conn, nil
 	}
-	defer conn.Close()
-	if tconn, ok := conn.(*tls.Conn); ok && tconn.ConnectionState().NegotiatedProtocol != http2.NextProtoTLS {
-		return false, nil, nil
+	var protocols http.Protocols
+	protocols.SetHTTP2(true)
+	protocols.SetUnencryptedHTTP2(true)
+	transport := &http.Transport{
+		Protocols:      &protocols,
+		DialContext:    connect,
+		DialTLSContext: connect,
 	}
-	cc, err := (&http2.Transport{AllowHTTP: true}).NewClientConn(conn)
+	// NewClientConn dials synchronously, so dialErr is set when it returns.
+	cc, err := transport.NewClientConn(ctx, target.Scheme, hostPort(target))
+	if dialErr != nil {
+		return false, nil, dialErr
+	}
 	if err != nil {
 		return false, nil, nil
 	}
@@ -225,7 +247,7 @@ func probeHTTP2(ctx context.Context, dial guard.DialFunc, target *url.URL) (bool
 		return false, nil, nil
 	}
 	resp.Body.Close()
-	return true, resp.Header.Values("Alt-Svc"), nil
+	return resp.ProtoMajor == 2, resp.Header.Values("Alt-Svc"), nil
 }
 
 // probeHTTP3 tries each advertised h3 endpoint until one answers a GET.
