@@ -185,6 +185,9 @@ func withDefaults(opts Options) Options {
 }
 
 func pingICMP(ctx context.Context, addr netip.Addr, privileged bool, opts Options) (*Result, error) {
+	if err := routable(addr); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotSent, err)
+	}
 	p := probing.New(addr.String())
 	p.SetIPAddr(&net.IPAddr{IP: addr.AsSlice()})
 	p.SetPrivileged(privileged)
@@ -214,6 +217,22 @@ func pingICMP(ctx context.Context, addr netip.Addr, privileged bool, opts Option
 		return nil, fmt.Errorf("%w: %w", ErrNotSent, firstErr(runErr, sendErr))
 	}
 	return res, nil
+}
+
+// routable reports EACCES when the kernel refuses to send to addr (a
+// "prohibit" route, or a broadcast address): pro-bing retries that error
+// in a loop that never ends, deaf to its context and its timeout. A UDP
+// socket's connect makes the same route lookup and sends nothing. Other
+// errors are left to the ping itself.
+func routable(addr netip.Addr) error {
+	conn, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(netip.AddrPortFrom(addr, 9)))
+	if err != nil {
+		if errors.Is(err, syscall.EACCES) {
+			return err
+		}
+		return nil
+	}
+	return conn.Close()
 }
 
 // firstErr returns the first non-nil error.

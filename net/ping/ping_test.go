@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"syscall"
 	"testing"
 	"time"
 
@@ -166,5 +167,41 @@ func TestSummarise(t *testing.T) {
 	summarise(res)
 	if res.Loss != 25 || res.Min != 1 || res.Max != 3 || res.Avg != 2 || res.Latency != 2 || res.StdDev != 0.816 {
 		t.Fatalf("got %+v, want loss 25, 1/3/2, stdDev 0.816", res)
+	}
+}
+
+// TestPingProhibitedRoute pings addresses behind a "prohibit" route,
+// where every send fails with EACCES (pro-bing retries that error
+// forever): Ping must return ErrNotSent at once, over IPv4 and IPv6.
+func TestPingProhibitedRoute(t *testing.T) {
+	if netnstest.Child() {
+		var arg childArg
+		netnstest.Arg(t, &arg)
+		done := make(chan error, 1)
+		go func() {
+			_, err := Ping(context.Background(), arg.Target, Options{Count: 2, Interval: 20 * time.Millisecond, Wait: time.Second})
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrNotSent) || !errors.Is(err, syscall.EACCES) {
+				t.Fatalf("err = %v, want ErrNotSent wrapping EACCES", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("Ping did not return within 10 s")
+		}
+		netnstest.Output(t, true)
+		return
+	}
+	tp := netnstest.New(t)
+	prohibited := []netip.Addr{netip.MustParseAddr("203.0.113.99"), netip.MustParseAddr("2001:db8:3::99")}
+	for _, a := range prohibited {
+		tp.Exec(t, tp.Client, "ip", "route", "add", "prohibit", netip.PrefixFrom(a, a.BitLen()).String())
+	}
+	for _, target := range prohibited {
+		t.Run(target.String(), func(t *testing.T) {
+			var ok bool
+			tp.Run(t, "^TestPingProhibitedRoute$", childArg{Target: target}, &ok)
+		})
 	}
 }
