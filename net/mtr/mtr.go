@@ -324,10 +324,8 @@ func (t *tracer) match(b []byte, from netip.Addr) (uint16, bool) {
 	proto := 1 // ICMP
 	if t.dst.Is6() {
 		proto = 58 // ICMPv6
-	} else if len(b) >= 20 && b[0]>>4 == 4 {
-		// Some raw sockets hand over the IPv4 header; no ICMP type
-		// starts with 0x4_, so it can be told apart and skipped.
-		b = b[int(b[0]&0x0f)*4:]
+	} else {
+		b = skipIPv4Header(b)
 	}
 	msg, err := icmp.ParseMessage(proto, b)
 	if err != nil {
@@ -344,6 +342,20 @@ func (t *tracer) match(b []byte, from netip.Addr) (uint16, bool) {
 		return t.quoted(body.Data)
 	}
 	return 0, false
+}
+
+// skipIPv4Header drops the IPv4 header some raw sockets hand over with
+// the ICMP message. No assigned ICMP type starts with 0x4_, so a header
+// can be told apart; anyone can send such a type, so its length is
+// checked before it is skipped.
+func skipIPv4Header(b []byte) []byte {
+	if len(b) < 20 || b[0]>>4 != 4 {
+		return b
+	}
+	if ihl := int(b[0]&0x0f) * 4; ihl >= 20 && ihl <= len(b) {
+		return b[ihl:]
+	}
+	return b
 }
 
 // quoted reads the echo id and sequence out of the original datagram an

@@ -179,6 +179,24 @@ func TestQuotedRejectsForeignPackets(t *testing.T) {
 	}
 }
 
+// TestMatchOddPackets feeds the receive path what anyone on the Internet
+// can send to the raw socket: nothing may panic, nothing may match.
+func TestMatchOddPackets(t *testing.T) {
+	tr := &tracer{dst: netip.MustParseAddr("203.0.113.2"), id: 0x1234}
+	from := netip.MustParseAddr("198.51.100.9")
+	for name, b := range map[string][]byte{
+		// ICMP type 0x4f looks like an IPv4 header with a 60-byte IHL.
+		"type 0x4f, 20 bytes": append([]byte{0x4f}, make([]byte, 19)...),
+		"type 0x41, 20 bytes": append([]byte{0x41}, make([]byte, 19)...),
+		"empty":               nil,
+		"one byte":            {0x0b},
+	} {
+		if _, ok := tr.match(b, from); ok {
+			t.Errorf("%s: matched", name)
+		}
+	}
+}
+
 func TestOriginQuery(t *testing.T) {
 	tests := []struct{ addr, want string }{
 		{"192.0.2.1", "1.2.0.192.origin.test."},
