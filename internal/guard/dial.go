@@ -64,6 +64,10 @@ func (g *Guard) Resolve(ctx context.Context, host string) ([]netip.Addr, error) 
 
 func (g *Guard) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
 	addrs, err := g.resolver.LookupAddrs(ctx, host)
+	if err == nil && len(addrs) == 0 {
+		// Not a policy matter: the name leads nowhere.
+		err = errNoAddress
+	}
 	if err != nil {
 		return nil, &ResolveError{Host: host, Err: err}
 	}
@@ -145,6 +149,9 @@ func (g *Guard) control(network, address string, _ syscall.RawConn) error {
 	}
 	return nil
 }
+
+// errNoAddress is a resolver's empty answer without an error.
+var errNoAddress = errors.New("no address")
 
 // ResolveError means a name could not be resolved: it does not exist, has
 // no address, or no server answered.

@@ -75,6 +75,20 @@ func TestDialAllRefused(t *testing.T) {
 	}
 }
 
+// TestDialNoAddress: a resolver's empty answer is a name that does not
+// resolve, not a refusal.
+func TestDialNoAddress(t *testing.T) {
+	g, dialled := recordingGuard(&fakeResolver{}, Policy{})
+	_, err := g.DialContext(context.Background(), "tcp", "empty.example:80")
+	var resolveErr *ResolveError
+	if !errors.As(err, &resolveErr) || errors.Is(err, ErrNotAllowed) {
+		t.Fatalf("err = %v, want a *ResolveError", err)
+	}
+	if len(*dialled) != 0 {
+		t.Fatalf("dialled %v, want nothing", *dialled)
+	}
+}
+
 func TestControlChecksTheLiteralAddress(t *testing.T) {
 	g := New(&fakeResolver{}, NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}))
 	for addr, want := range map[string]bool{
