@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"sync"
 	"testing"
@@ -201,3 +202,16 @@ func FuzzParseClassify(f *testing.F) {
 }
 
 func itoa(p uint16) string { return strconv.Itoa(int(p)) }
+
+// TestProxyNoAddress: a proxy name the resolver answers with no address
+// is a *ProxyError whose text can be read.
+func TestProxyNoAddress(t *testing.T) {
+	g := New(&fakeResolver{}, Policy{})
+	proxy := &url.URL{Scheme: "http", Host: "empty.example:3128"}
+	_, err := g.Dialer(proxy)(context.Background(), "tcp", "93.184.216.34:80")
+	var proxyErr *ProxyError
+	if !errors.As(err, &proxyErr) {
+		t.Fatalf("err = %v, want a *ProxyError", err)
+	}
+	_ = err.Error()
+}

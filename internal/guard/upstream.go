@@ -126,6 +126,9 @@ func (g *Guard) dialProxy(ctx context.Context, proxy *url.URL) (net.Conn, error)
 		}
 	}
 	addrs, err := g.resolver.LookupAddrs(ctx, host)
+	if err == nil && len(addrs) == 0 {
+		err = errNoAddress
+	}
 	if err != nil {
 		return nil, &ProxyError{Proxy: proxy.Host, Err: err}
 	}
