@@ -14,7 +14,8 @@
 //
 // Namespace names carry the test process's PID and a random suffix, and
 // every namespace a test creates is deleted when it ends, failed or not;
-// nothing else on the machine is touched. Needs root and iproute2; the
+// those of a test process that was killed before its cleanups ran are
+// deleted by the next New. Nothing else on the machine is touched. Needs root and iproute2; the
 // test skips without them, or fails when SITEDIAG_CI=1.
 package netnstest
 
@@ -32,6 +33,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -106,6 +108,7 @@ func New(t testing.TB) *Topology {
 	_, err := exec.LookPath("ip")
 	testenv.Need(t, err == nil, "needs the ip command (iproute2)")
 
+	sweepStale(t)
 	suffix := make([]byte, 3)
 	rand.Read(suffix)
 	prefix := fmt.Sprintf("sdt-%d-%s-", os.Getpid(), hex.EncodeToString(suffix))
@@ -139,6 +142,36 @@ func New(t testing.TB) *Topology {
 	}
 	tp.waitLinks(t)
 	return tp
+}
+
+// staleRE matches the namespaces this package names, capturing the PID
+// of the test process that made them.
+var staleRE = regexp.MustCompile(`^sdt-(\d+)-[0-9a-f]{6}-(c|r1|r2|t)$`)
+
+// sweepStale deletes the namespaces that a test process which no longer
+// runs left behind: one killed by a signal, or by go test's -timeout
+// panic, never ran its cleanups. A namespace of a live process is left
+// alone.
+func sweepStale(t testing.TB) {
+	t.Helper()
+	out, err := exec.Command("ip", "netns", "list").Output()
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		name, _, _ := strings.Cut(strings.TrimSpace(line), " ")
+		m := staleRE.FindStringSubmatch(name)
+		if m == nil {
+			continue
+		}
+		pid, err := strconv.Atoi(m[1])
+		if err != nil || pid == os.Getpid() || syscall.Kill(pid, 0) != syscall.ESRCH {
+			continue
+		}
+		if out, err := exec.Command("ip", "netns", "del", name).CombinedOutput(); err != nil {
+			t.Logf("netnstest: deleting stale %s: %v: %s", name, err, out)
+		}
+	}
 }
 
 // waitLinks waits until every veth is up with its queueing discipline
