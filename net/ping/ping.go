@@ -16,6 +16,7 @@ import (
 	"math"
 	"net"
 	"net/netip"
+	"os"
 	"slices"
 	"sync"
 	"syscall"
@@ -227,7 +228,10 @@ func pingICMP(ctx context.Context, addr netip.Addr, privileged bool, opts Option
 func routable(addr netip.Addr) error {
 	conn, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(netip.AddrPortFrom(addr, 9)))
 	if err != nil {
-		if errors.Is(err, syscall.EACCES) {
+		// Only connect's refusal is the route's; a socket that could
+		// not be made says nothing about ICMP.
+		var sysErr *os.SyscallError
+		if errors.As(err, &sysErr) && sysErr.Syscall == "connect" && errors.Is(err, syscall.EACCES) {
 			return err
 		}
 		return nil
