@@ -32,6 +32,9 @@ func Why(err error) string {
 		return "connection reset"
 	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
 		return "host unreachable"
+	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
+		// A prohibit route, a broadcast address, a local firewall.
+		return "not permitted"
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		return "timed out"
 	case errors.As(err, &recordErr), errors.As(err, &alert):

@@ -1,0 +1,38 @@
+package httpprobe_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"syscall"
+	"testing"
+
+	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/net/httpprobe"
+)
+
+func TestWhy(t *testing.T) {
+	dialErr := func(errno syscall.Errno) error {
+		return &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", errno)}
+	}
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&guard.ResolveError{Host: "nx.test", Err: errors.New("NXDOMAIN")}, "name not resolved"},
+		{dialErr(syscall.ECONNREFUSED), "connection refused"},
+		{dialErr(syscall.ENETUNREACH), "host unreachable"},
+		{dialErr(syscall.EACCES), "not permitted"},
+		{fmt.Errorf("ping: %w", dialErr(syscall.EPERM)), "not permitted"},
+		{context.DeadlineExceeded, "timed out"},
+		{&guard.ProxyError{Proxy: "proxy:3128", Err: errors.New("refused")}, "proxy unreachable"},
+		{guard.ErrBodyTooLarge, "response too large"},
+		{errors.New("something else"), "connection failed"},
+	} {
+		if got := httpprobe.Why(tc.err); got != tc.want {
+			t.Errorf("Why(%v) = %q, want %q", tc.err, got, tc.want)
+		}
+	}
+}
