@@ -230,10 +230,12 @@ func probeHTTP2(ctx context.Context, dial guard.DialFunc, target *url.URL) (bool
 	}
 	// NewClientConn dials synchronously, so dialErr is set when it returns.
 	cc, err := transport.NewClientConn(ctx, target.Scheme, hostPort(target))
-	if dialErr != nil {
+	switch {
+	case dialErr != nil:
 		return false, nil, dialErr
-	}
-	if err != nil {
+	case err != nil && ctx.Err() != nil:
+		return false, nil, ctx.Err()
+	case err != nil:
 		return false, nil, nil
 	}
 	defer cc.Close()
