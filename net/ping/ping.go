@@ -209,7 +209,10 @@ func pingICMP(ctx context.Context, addr netip.Addr, privileged bool, opts Option
 		defer mu.Unlock()
 		sendErr = err
 	}
-	runErr := p.RunWithContext(ctx)
+	runErr, err := runBounded(ctx, p.RunWithContext)
+	if err != nil {
+		return nil, fmt.Errorf("ping: %w", err)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("ping: %w", err)
 	}
@@ -218,6 +221,32 @@ func pingICMP(ctx context.Context, addr netip.Addr, privileged bool, opts Option
 		return nil, fmt.Errorf("%w: %w", ErrNotSent, firstErr(runErr, sendErr))
 	}
 	return res, nil
+}
+
+// stopGrace is how long pro-bing may take to return once ctx has ended.
+const stopGrace = time.Second
+
+// runBounded calls run(ctx) and returns its error, or ctx's error when
+// run has not returned stopGrace after ctx ended. pro-bing returns at
+// once when ctx ends, except from its send loop, which retries some
+// errors (EACCES, ENOBUFS) without looking at ctx: then run is left
+// behind so that the caller is never held past its deadline.
+func runBounded(ctx context.Context, run func(context.Context) error) (runErr, ctxErr error) {
+	done := make(chan error, 1)
+	go func() { done <- run(ctx) }()
+	select {
+	case err := <-done:
+		return err, nil
+	case <-ctx.Done():
+	}
+	timer := time.NewTimer(stopGrace)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		return err, nil
+	case <-timer.C:
+		return nil, ctx.Err()
+	}
 }
 
 // routable reports EACCES when the kernel refuses to send to addr (a

@@ -205,3 +205,20 @@ func TestPingProhibitedRoute(t *testing.T) {
 		})
 	}
 }
+
+// TestRunBounded: a run that ignores its context does not hold the
+// caller past the context's end and the grace.
+func TestRunBounded(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	release := make(chan struct{})
+	defer close(release)
+	_, err := runBounded(ctx, func(context.Context) error { <-release; return nil })
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want DeadlineExceeded", err)
+	}
+	runErr, err := runBounded(context.Background(), func(context.Context) error { return ErrNotSent })
+	if err != nil || !errors.Is(runErr, ErrNotSent) {
+		t.Fatalf("got %v, %v; want run's error and no ctx error", runErr, err)
+	}
+}
