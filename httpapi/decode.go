@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,10 +32,10 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 		}
 		return sitediag.InvalidParameter("body", "could not be read")
 	}
-	if len(strings.TrimSpace(string(body))) == 0 {
+	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}
-	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return decodeError(err)
@@ -87,4 +88,17 @@ func jsonType(kind string) string {
 		return "a value of the documented type"
 	}
 	return "a number"
+}
+
+// explicit returns *v, 0 when the field was left out, and refuses an
+// explicit 0 (which the library reads as "the default") with allowed as
+// the problem.
+func explicit(field string, v *int, allowed string) (int, error) {
+	if v == nil {
+		return 0, nil
+	}
+	if *v == 0 {
+		return 0, sitediag.InvalidParameter(field, allowed)
+	}
+	return *v, nil
 }
