@@ -7,8 +7,10 @@
 //
 //	mux.Handle("/diag/", http.StripPrefix("/diag", httpapi.New(client, opts)))
 //
-// Checks run in this order: route (404, 405), key (401), Content-Type
-// (415), size (413), JSON and parameters (400), then the operation.
+// Checks run in this order: route (404, 405), key (401), the key's rate
+// limit (429), Content-Type (415), size (413), JSON and parameters (400),
+// then the operation, whose own errors (503 for an unavailable or busy
+// browser among them) come from the sitediag client.
 package httpapi
 
 import (
