@@ -111,11 +111,13 @@ func TestSettings(t *testing.T) {
 		s.apiKeys != "k1, k2" || s.publicURL != "https://diag.example/api" || s.dataDir != "/var/lib/sitediag" {
 		t.Fatalf("settings %+v, config %+v", s, cfg)
 	}
-	for env, bad := range map[string]string{
-		"SITEDIAG_ALLOW_NETWORKS": "10.0.0.0",
-		"SITEDIAG_PROXIES":        "us",
-		"SITEDIAG_RATE_LIMIT":     "-1",
+	for _, tc := range []struct{ env, bad string }{
+		{"SITEDIAG_ALLOW_NETWORKS", "10.0.0.0"},
+		{"SITEDIAG_PROXIES", "us"},
+		{"SITEDIAG_PROXIES", "=http://proxy.example:3128"},
+		{"SITEDIAG_RATE_LIMIT", "-1"},
 	} {
+		env, bad := tc.env, tc.bad
 		t.Run(env, func(t *testing.T) {
 			t.Setenv(env, bad)
 			s, err := parseSettings(nil)
