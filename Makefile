@@ -18,8 +18,8 @@ vet:
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 
-# setup installs the runtime parts the operations need when they are
-# missing: Debian packages (as root) and the pinned npm packages.
+# setup installs the runtime parts the operations and tests need when
+# they are missing: Debian packages (as root).
 setup:
 	@./scripts/setup.sh
 

@@ -33,6 +33,7 @@ func TestDNSSECJudgesAtConfigNow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { c.Close() })
 		res, err := c.DNSSEC(context.Background(), "site.test", sitediag.DNSSECOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -50,6 +51,7 @@ func TestDNSOperationsCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer c.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
 	_, err = c.DNSSEC(ctx, "site.test", sitediag.DNSSECOptions{})

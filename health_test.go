@@ -30,6 +30,7 @@ func TestHealthListsICMP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer c.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // the resolver check need not wait
 	var icmp *ServiceHealth

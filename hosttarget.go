@@ -20,9 +20,9 @@ type pinnedTarget struct {
 // /ping, /mtr) accept: a URL, a bare host or an IP literal. They send
 // packets to the target itself, so a proxy country is refused.
 func parseHostTarget(raw, proxyCountry string) (*target.Target, error) {
-	t, err := target.ParseHost(raw)
+	t, err := parseHost(raw)
 	if err != nil {
-		return nil, invalidURL(err)
+		return nil, err
 	}
 	if proxyCountry != "" {
 		return nil, InvalidParameter("proxyCountry", "this operation sends packets to the target itself, which cannot go through an HTTP proxy; leave proxyCountry out")

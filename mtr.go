@@ -100,13 +100,7 @@ func (c *Client) ptrName(ctx context.Context, addr netip.Addr) string {
 	if err != nil {
 		return ""
 	}
-	msg := new(mdns.Msg)
-	msg.SetQuestion(rev, mdns.TypePTR)
-	resp, err := c.resolver.Exchange(ctx, msg)
-	if err != nil {
-		return ""
-	}
-	for _, rr := range resp.Answer {
+	for _, rr := range c.answers(ctx, rev, mdns.TypePTR) {
 		if ptr, ok := rr.(*mdns.PTR); ok {
 			return strings.TrimSuffix(ptr.Ptr, ".")
 		}
@@ -139,13 +133,7 @@ func (c *Client) originASN(ctx context.Context, addr netip.Addr) string {
 	if name == "" {
 		return ""
 	}
-	msg := new(mdns.Msg)
-	msg.SetQuestion(name, mdns.TypeTXT)
-	resp, err := c.resolver.Exchange(ctx, msg)
-	if err != nil {
-		return ""
-	}
-	for _, rr := range resp.Answer {
+	for _, rr := range c.answers(ctx, name, mdns.TypeTXT) {
 		if txt, ok := rr.(*mdns.TXT); ok {
 			if as, err := mtr.ParseOrigin(strings.Join(txt.Txt, "")); err == nil {
 				return as
@@ -153,6 +141,19 @@ func (c *Client) originASN(ctx context.Context, addr netip.Addr) string {
 		}
 	}
 	return ""
+}
+
+// answers asks the configured servers for the qtype records of name; nil
+// when none answered. A hop's name or AS is a nicety: a failure is no
+// answer, not an error.
+func (c *Client) answers(ctx context.Context, name string, qtype uint16) []mdns.RR {
+	msg := new(mdns.Msg)
+	msg.SetQuestion(name, qtype)
+	resp, err := c.resolver.Exchange(ctx, msg)
+	if err != nil {
+		return nil
+	}
+	return resp.Answer
 }
 
 // MTR calls Client.MTR on the default client.

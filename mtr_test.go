@@ -22,6 +22,7 @@ func TestHopLookups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer c.Close()
 	if got := c.ptrName(ctx, addr); got != "edge.site.test" {
 		t.Errorf("ptrName = %q, want edge.site.test", got)
 	}
@@ -43,6 +44,7 @@ func TestHopLookups(t *testing.T) {
 			}
 			return "", errors.New("no data")
 		}})
+	defer custom.Close()
 	if got := custom.asnLookup()(ctx, addr); got != "AS64511" {
 		t.Errorf("Config.ASN is not preferred: got %q", got)
 	}
@@ -50,6 +52,7 @@ func TestHopLookups(t *testing.T) {
 		t.Errorf("Config.ASN error: got %q, want empty", got)
 	}
 	none, _ := New(Config{DNSServers: []string{dns.Addr}})
+	defer none.Close()
 	if none.asnLookup() != nil {
 		t.Error("no ASN configuration, but a lookup")
 	}

@@ -1,7 +1,8 @@
 // Package sitediag diagnoses websites, domains and hosts: whether a site
-// is up, its redirects, screenshots and PDFs of the rendered page in
-// Chromium, and (as the library grows) its DNS, TLS, ports and network
-// path.
+// is up, its redirects, time to first byte and load time, headers, HTTP
+// versions and broken links; its DNS records and DNSSEC; its TLS
+// configuration; its open ports, ping and network path (MTR); and
+// screenshots and PDFs of the rendered page in Chromium.
 //
 // Create a Client with New and call one method per operation:
 //

@@ -28,20 +28,19 @@ type UpResult struct {
 	// ReasonPhrase is the status text, or a few words on why the site
 	// could not be reached.
 	ReasonPhrase string `json:"reasonPhrase"`
-	// Host is the target's host, with a port when not the default.
+	// Host is the target's host, with a port when not the default (the
+	// API's meta.url).
 	Host string `json:"-"`
-	// RedirectedURL is the last URL requested.
-	RedirectedURL string `json:"-"`
-	// FollowRedirect says whether redirects were followed.
-	FollowRedirect bool `json:"-"`
-	// ProxyCountry echoes the option.
-	ProxyCountry string `json:"-"`
+	// RequestInfo's RedirectedURL is the last URL requested.
+	RequestInfo
 }
 
 // Up checks whether the site at rawURL answers HTTP. A site that does not
 // answer is a result with Reachable false. Errors: CodeInvalidURL,
-// CodeTargetNotAllowed (the target or a redirect it follows is refused),
-// CodeTooManyRedirects (a loop or more than 10), CodeSiteStatusFailed.
+// CodeProxyCountryUnsupported, CodeTargetNotAllowed (the target or a
+// redirect it follows is refused), CodeTooManyRedirects (a loop or more
+// than 10), CodeSiteStatusFailed (also when the proxy for ProxyCountry
+// could not be used).
 func (c *Client) Up(ctx context.Context, rawURL string, opts UpOptions) (*UpResult, error) {
 	t, proxy, err := c.httpTarget(rawURL, opts.ProxyCountry)
 	if err != nil {
@@ -58,13 +57,11 @@ func (c *Client) Up(ctx context.Context, rawURL string, opts UpOptions) (*UpResu
 		return nil, mapHTTPError(err, CodeSiteStatusFailed)
 	}
 	return &UpResult{
-		Reachable:      res.Reachable,
-		StatusCode:     res.StatusCode,
-		ReasonPhrase:   res.ReasonPhrase,
-		Host:           t.Display(),
-		RedirectedURL:  res.FinalURL,
-		FollowRedirect: follow,
-		ProxyCountry:   opts.ProxyCountry,
+		Reachable:    res.Reachable,
+		StatusCode:   res.StatusCode,
+		ReasonPhrase: res.ReasonPhrase,
+		Host:         t.Display(),
+		RequestInfo:  RequestInfo{URL: t.URL.String(), RedirectedURL: res.FinalURL, FollowRedirect: follow, ProxyCountry: opts.ProxyCountry},
 	}, nil
 }
 
@@ -92,10 +89,10 @@ type RedirectCheckResult struct {
 }
 
 // RedirectCheck follows the redirects of rawURL, up to 10, and returns
-// every response. Errors: CodeInvalidURL, CodeTargetNotAllowed (a hop to
-// a refused address; nothing is sent there), CodeTooManyRedirects (a
-// loop or more than 10), CodeUnableToConnect (a hop got no response),
-// CodeRedirectCheckFailed.
+// every response. Errors: CodeInvalidURL, CodeProxyCountryUnsupported,
+// CodeTargetNotAllowed (a hop to a refused address; nothing is sent
+// there), CodeTooManyRedirects (a loop or more than 10),
+// CodeUnableToConnect (a hop got no response), CodeRedirectCheckFailed.
 func (c *Client) RedirectCheck(ctx context.Context, rawURL string, opts RedirectCheckOptions) (*RedirectCheckResult, error) {
 	t, proxy, err := c.httpTarget(rawURL, opts.ProxyCountry)
 	if err != nil {

@@ -93,8 +93,9 @@ func (c *Client) URL2PDF(ctx context.Context, rawURL string, opts URL2PDFOptions
 	ctx, cancel := c.withTimeout(ctx)
 	pr, pw := io.Pipe()
 	// A caller that neither reads nor closes Body cannot hold the job
-	// past the deadline.
-	stop := context.AfterFunc(ctx, func() { pr.CloseWithError(ctx.Err()) })
+	// past the deadline. The write side is closed, so that a read sees
+	// the documented *Error rather than io.ErrClosedPipe.
+	stop := context.AfterFunc(ctx, func() { pw.CloseWithError(mapBrowserError(ctx.Err(), CodePDFConversionFailed)) })
 	ready := make(chan error, 1)
 	go func() {
 		defer cancel()

@@ -13,7 +13,7 @@ type brokenLinkMeta struct {
 	LinksFound int `json:"linksFound"`
 }
 
-func (h *Handler) brokenLink(ctx context.Context, req *upRequest, test testRecord) (*response, error) {
+func (h *Handler) brokenLink(ctx context.Context, req *followRequest, test testRecord) (*response, error) {
 	res, err := h.client.BrokenLink(ctx, req.URL, sitediag.BrokenLinkOptions{
 		NoFollowRedirect: req.FollowRedirect != nil && !*req.FollowRedirect,
 		ProxyCountry:     req.ProxyCountry,

@@ -14,8 +14,7 @@ func TestBrokenLink(t *testing.T) {
 	api := newAPI(t, apitest.Options{})
 	dead := deadPort(t)
 	hang := make(chan struct{})
-	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/":
 			http.Redirect(w, r, "/page", http.StatusFound)

@@ -1,12 +1,14 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/sitediag/sitediag"
@@ -31,10 +33,10 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 		}
 		return sitediag.InvalidParameter("body", "could not be read")
 	}
-	if len(strings.TrimSpace(string(body))) == 0 {
+	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}
-	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return decodeError(err)
@@ -60,7 +62,7 @@ func decodeError(err error) error {
 		if field == "" {
 			return sitediag.InvalidParameter("body", "must be a JSON object")
 		}
-		return sitediag.InvalidParameter(field, "must be "+jsonType(typeErr.Type.Kind().String())+", not "+typeErr.Value)
+		return sitediag.InvalidParameter(field, "must be "+jsonType(typeErr.Type.Kind())+", not "+typeErr.Value)
 	case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF):
 		return sitediag.InvalidParameter("body", "is not valid JSON")
 	// encoding/json has no typed error for DisallowUnknownFields; its
@@ -73,18 +75,34 @@ func decodeError(err error) error {
 }
 
 // jsonType names a Go kind the way a JSON caller thinks of it.
-func jsonType(kind string) string {
+func jsonType(kind reflect.Kind) string {
 	switch kind {
-	case "bool":
+	case reflect.Bool:
 		return "a boolean"
-	case "string":
+	case reflect.String:
 		return "a string"
-	case "slice", "array":
+	case reflect.Slice, reflect.Array:
 		return "an array"
-	case "struct", "map":
+	case reflect.Struct, reflect.Map:
 		return "an object"
-	case "ptr":
-		return "a value of the documented type"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
 	}
-	return "a number"
+	return "a value of the documented type"
+}
+
+// explicit returns *v, 0 when the field was left out, and refuses an
+// explicit 0 (which the library reads as "the default") with allowed as
+// the problem.
+func explicit(field string, v *int, allowed string) (int, error) {
+	if v == nil {
+		return 0, nil
+	}
+	if *v == 0 {
+		return 0, sitediag.InvalidParameter(field, allowed)
+	}
+	return *v, nil
 }

@@ -7,8 +7,10 @@
 //
 //	mux.Handle("/diag/", http.StripPrefix("/diag", httpapi.New(client, opts)))
 //
-// Checks run in this order: route (404, 405), key (401), Content-Type
-// (415), size (413), JSON and parameters (400), then the operation.
+// Checks run in this order: route (404, 405), key (401), the key's rate
+// limit (429), Content-Type (415), size (413), JSON and parameters (400),
+// then the operation, whose own errors (503 for an unavailable or busy
+// browser among them) come from the sitediag client.
 package httpapi
 
 import (
@@ -116,14 +118,14 @@ func (h *Handler) routes() *httprouter.Router {
 // ServeHTTP gives every request an id (X-Request-Id, meta.test.id), then
 // routes it and logs it.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := h.now()
+	began := time.Now() // for the log; h.now may be a test's fixed clock
 	id := newTestID(r.URL.Path)
-	ctx := context.WithValue(r.Context(), requestKey{}, &requestInfo{id: id, start: start, base: h.publicBase(r)})
+	ctx := context.WithValue(r.Context(), requestKey{}, &requestInfo{id: id, start: h.now(), base: h.publicBase(r)})
 	w.Header().Set("X-Request-Id", id)
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	h.router.ServeHTTP(rec, r.WithContext(ctx))
 	h.log.Info("request", "id", id, "method", r.Method, "path", r.URL.Path,
-		"status", rec.status, "duration", time.Since(start))
+		"status", rec.status, "duration", time.Since(began))
 }
 
 type requestKey struct{}

@@ -51,15 +51,3 @@ func (h *Handler) openPort(ctx context.Context, req *openPortRequest, test testR
 	}
 	return resp, nil
 }
-
-// explicit returns *v, 0 when the field was left out, and refuses an
-// explicit 0 (which the library reads as "the default").
-func explicit(field string, v *int, allowed string) (int, error) {
-	if v == nil {
-		return 0, nil
-	}
-	if *v == 0 {
-		return 0, sitediag.InvalidParameter(field, allowed)
-	}
-	return *v, nil
-}

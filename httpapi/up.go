@@ -6,7 +6,9 @@ import (
 	"github.com/sitediag/sitediag"
 )
 
-type upRequest struct {
+// followRequest is the body of the operations whose followRedirect
+// defaults to true: /up and /brokenlink.
+type followRequest struct {
 	URL            string `json:"url"`
 	FollowRedirect *bool  `json:"followRedirect"`
 	ProxyCountry   string `json:"proxyCountry"`
@@ -23,7 +25,7 @@ type followMeta struct {
 	Test           testRecord `json:"test"`
 }
 
-func (h *Handler) up(ctx context.Context, req *upRequest, test testRecord) (*response, error) {
+func (h *Handler) up(ctx context.Context, req *followRequest, test testRecord) (*response, error) {
 	res, err := h.client.Up(ctx, req.URL, sitediag.UpOptions{
 		NoFollowRedirect: req.FollowRedirect != nil && !*req.FollowRedirect,
 		ProxyCountry:     req.ProxyCountry,
@@ -35,12 +37,9 @@ func (h *Handler) up(ctx context.Context, req *upRequest, test testRecord) (*res
 	if !res.Reachable {
 		msg = "Unable to reach the URL."
 	}
-	return &response{
-		Message: msg,
-		Meta: followMeta{URL: res.Host, ProxyCountry: res.ProxyCountry, FollowRedirect: res.FollowRedirect,
-			RedirectedURL: res.RedirectedURL, Test: test},
-		Data: res,
-	}, nil
+	meta := followMetaOf(res.RequestInfo, test)
+	meta.URL = res.Host // host form, as the spec has it for /up
+	return &response{Message: msg, Meta: meta, Data: res}, nil
 }
 
 type redirectCheckRequest struct {

@@ -4,7 +4,8 @@
 set -euo pipefail
 
 need_pkgs=()
-# pkg_for_cmd lists "command package" pairs; later issues add to it.
+# Each line is "command package": the package is installed when the
+# command is not on PATH.
 while read -r cmd pkg; do
   [ -z "$cmd" ] && continue
   command -v "$cmd" >/dev/null 2>&1 || need_pkgs+=("$pkg")

@@ -9,6 +9,7 @@ import (
 	"log"
 	"net/http"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/sitediag/sitediag"
@@ -20,14 +21,20 @@ func main() {
 	if key == "" {
 		log.Fatal("set SITEDIAG_API_KEYS to the key callers will send")
 	}
+	log.Fatal(run(key))
+}
+
+// run serves until the listener fails; it returns so that the deferred
+// Close calls (the browser included) run before the process exits.
+func run(key string) error {
 	client, err := sitediag.New(sitediag.Config{})
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	defer client.Close()
-	store, err := httpapi.NewLocalStore(os.TempDir()+"/sitediag-embed", 0)
+	store, err := httpapi.NewLocalStore(filepath.Join(os.TempDir(), "sitediag-embed"), 0)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	defer store.Close()
 
@@ -43,5 +50,5 @@ func main() {
 
 	srv := &http.Server{Addr: "127.0.0.1:8081", Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	log.Printf("listening on %s; the API is under /diag/", srv.Addr)
-	log.Fatal(srv.ListenAndServe())
+	return srv.ListenAndServe()
 }

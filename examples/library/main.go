@@ -19,13 +19,19 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: library URL")
 		os.Exit(2)
 	}
-	target := os.Args[1]
+	if err := run(os.Args[1]); err != nil {
+		report(err)
+		os.Exit(1)
+	}
+}
 
+// run diagnoses target; it returns so that the client's deferred Close
+// runs before the process exits.
+func run(target string) error {
 	// The zero Config uses the system's DNS servers and the full SSRF policy.
 	client, err := sitediag.New(sitediag.Config{})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return err
 	}
 	defer client.Close()
 
@@ -34,25 +40,25 @@ func main() {
 
 	up, err := client.Up(ctx, target, sitediag.UpOptions{})
 	if err != nil {
-		report(err)
-		return
+		return err
 	}
 	if !up.Reachable {
 		fmt.Printf("%s is down: %s\n", up.Host, up.ReasonPhrase)
-		return
+		return nil
 	}
 	fmt.Printf("%s is up: %d %s (final URL %s)\n", up.Host, up.StatusCode, up.ReasonPhrase, up.RedirectedURL)
 
 	chain, err := client.RedirectCheck(ctx, target, sitediag.RedirectCheckOptions{})
 	if err != nil {
-		report(err)
-		return
+		return err
 	}
 	for i, hop := range chain.Hops {
 		fmt.Printf("  %d. %d %s\n", i+1, hop.Status, hop.URL)
 	}
+	return nil
 }
 
+// report tells the documented failures apart.
 func report(err error) {
 	var e *sitediag.Error
 	switch {
@@ -63,5 +69,4 @@ func report(err error) {
 	default:
 		fmt.Println(err)
 	}
-	os.Exit(1)
 }

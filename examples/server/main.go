@@ -102,14 +102,15 @@ func (s *settings) clientConfig() (sitediag.Config, error) {
 	cfg.BrowserURL = s.browserURL
 	for _, item := range splitList(s.proxies) {
 		country, raw, ok := strings.Cut(item, "=")
+		country = strings.TrimSpace(country)
 		u, err := url.Parse(strings.TrimSpace(raw))
-		if !ok || err != nil || u.Host == "" {
+		if !ok || country == "" || err != nil || u.Host == "" {
 			return cfg, fmt.Errorf("SITEDIAG_PROXIES: %q is not country=url", item)
 		}
 		if cfg.Proxies == nil {
 			cfg.Proxies = map[string]*url.URL{}
 		}
-		cfg.Proxies[strings.TrimSpace(country)] = u
+		cfg.Proxies[country] = u
 	}
 	return cfg, nil
 }

@@ -92,6 +92,11 @@ func TestSettings(t *testing.T) {
 	t.Setenv("SITEDIAG_DNS_SERVERS", "127.0.0.1:5353")
 	t.Setenv("SITEDIAG_PROXIES", "us=http://proxy.example:3128,DE=socks5://127.0.0.1:1080")
 	t.Setenv("SITEDIAG_RATE_LIMIT", "0")
+	t.Setenv("SITEDIAG_CHROME_PATH", "/opt/chromium/chrome")
+	t.Setenv("SITEDIAG_BROWSER_URL", "ws://127.0.0.1:9222/devtools/browser/x")
+	t.Setenv("SITEDIAG_API_KEYS", "k1, k2")
+	t.Setenv("SITEDIAG_PUBLIC_URL", "https://diag.example/api")
+	t.Setenv("SITEDIAG_DATA_DIR", "/var/lib/sitediag")
 	s, err := parseSettings([]string{"-addr", "127.0.0.1:9"})
 	if err != nil {
 		t.Fatal(err)
@@ -101,14 +106,18 @@ func TestSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.addr != "127.0.0.1:9" || s.rateLimit != 0 || len(cfg.AllowNetworks) != 2 || cfg.DNSServers[0] != "127.0.0.1:5353" ||
-		cfg.Proxies["us"].Host != "proxy.example:3128" || cfg.Proxies["DE"].Scheme != "socks5" {
+		cfg.Proxies["us"].Host != "proxy.example:3128" || cfg.Proxies["DE"].Scheme != "socks5" ||
+		cfg.ChromePath != "/opt/chromium/chrome" || cfg.BrowserURL != "ws://127.0.0.1:9222/devtools/browser/x" ||
+		s.apiKeys != "k1, k2" || s.publicURL != "https://diag.example/api" || s.dataDir != "/var/lib/sitediag" {
 		t.Fatalf("settings %+v, config %+v", s, cfg)
 	}
-	for env, bad := range map[string]string{
-		"SITEDIAG_ALLOW_NETWORKS": "10.0.0.0",
-		"SITEDIAG_PROXIES":        "us",
-		"SITEDIAG_RATE_LIMIT":     "-1",
+	for _, tc := range []struct{ env, bad string }{
+		{"SITEDIAG_ALLOW_NETWORKS", "10.0.0.0"},
+		{"SITEDIAG_PROXIES", "us"},
+		{"SITEDIAG_PROXIES", "=http://proxy.example:3128"},
+		{"SITEDIAG_RATE_LIMIT", "-1"},
 	} {
+		env, bad := tc.env, tc.bad
 		t.Run(env, func(t *testing.T) {
 			t.Setenv(env, bad)
 			s, err := parseSettings(nil)
