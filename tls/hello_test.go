@@ -2,10 +2,7 @@ package tls
 
 import (
 	"bytes"
-	"errors"
 	"testing"
-
-	"golang.org/x/crypto/cryptobyte"
 )
 
 func TestHelloAvoidsF5Sizes(t *testing.T) {
@@ -36,35 +33,5 @@ func TestHelloRoundTrip(t *testing.T) {
 	}
 	if rec[1] != 3 || rec[2] != 1 {
 		t.Errorf("record version: got %d.%d, want 3.1", rec[1], rec[2])
-	}
-}
-
-func TestReadReplyAcrossRecords(t *testing.T) {
-	// A ServerHello and Certificate split across three records.
-	l := legacyServer{version: versionTLS12}
-	suite, _ := SuiteByID(0xC02F)
-	msgs := append(l.serverHello(clientHello{}, suite), handshakeMessage(typeCertificate, func(b *cryptobyte.Builder) {
-		b.AddUint24LengthPrefixed(func(b *cryptobyte.Builder) {
-			b.AddUint24LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes([]byte("der")) })
-		})
-	})...)
-	var wire []byte
-	for _, part := range [][]byte{msgs[:10], msgs[10:50], msgs[50:]} {
-		wire = append(wire, record(recordHandshake, versionTLS12, part)...)
-	}
-	rep, err := readReply(bytes.NewReader(wire), readNeeds{certificate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.version != versionTLS12 || rep.suite != 0xC02F || !rep.renegotiationInfo || len(rep.certs) != 1 || string(rep.certs[0]) != "der" {
-		t.Errorf("got %+v", rep)
-	}
-}
-
-func TestReadReplyAlert(t *testing.T) {
-	_, err := readReply(bytes.NewReader(alertRecord(versionTLS12, 70)), readNeeds{})
-	var alert *alertError
-	if !errors.As(err, &alert) || alert.Description != 70 {
-		t.Errorf("got %v, want alert 70", err)
 	}
 }
