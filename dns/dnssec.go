@@ -58,11 +58,14 @@ type DNSSECReport struct {
 	Validation Validation `json:"validation"`
 }
 
-// RcodeError means a server answered a DNSSEC query with an error code
-// such as SERVFAIL or REFUSED.
+// RcodeError means a server answered a query of CheckDNSSEC or
+// LookupAddrs with an error code such as SERVFAIL or REFUSED.
 type RcodeError struct {
-	Name  string
-	Type  string
+	// Name is the name queried, without the trailing dot.
+	Name string
+	// Type is the query type, such as DNSKEY or A.
+	Type string
+	// Rcode is the code answered, such as SERVFAIL.
 	Rcode string
 }
 
