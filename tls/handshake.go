@@ -17,6 +17,11 @@ type handshake struct {
 // version and suite it implements, without verifying the certificate:
 // describeCertificate judges it afterwards.
 func (s *scanner) handshake(ctx context.Context) *handshake {
+	release, err := s.slot(ctx)
+	if err != nil {
+		return &handshake{}
+	}
+	defer release()
 	ctx, cancel := context.WithTimeout(ctx, s.opts.ProbeTimeout)
 	defer cancel()
 	conn, err := s.connect(ctx)

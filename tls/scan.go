@@ -63,8 +63,8 @@ type Options struct {
 	// ProbeTimeout bounds each probe: connect, hello and answer. If zero,
 	// DefaultProbeTimeout.
 	ProbeTimeout time.Duration
-	// Parallel is the number of probes in flight at once. If zero,
-	// DefaultParallel.
+	// Parallel is the number of probes (connections) in flight at once.
+	// If zero, DefaultParallel.
 	Parallel int
 }
 
@@ -164,6 +164,9 @@ type scanner struct {
 	serverName string
 	opts       Options
 
+	// slots holds a token per connection open, at most Parallel.
+	slots chan struct{}
+
 	mu         sync.Mutex
 	connectErr error    // the last failed connection
 	connected  bool     // a connection succeeded
@@ -192,7 +195,7 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 	if opts.Parallel <= 0 {
 		opts.Parallel = DefaultParallel
 	}
-	s := &scanner{dial: dial, host: host, opts: opts}
+	s := &scanner{dial: dial, host: host, opts: opts, slots: make(chan struct{}, opts.Parallel)}
 	if net.ParseIP(host) == nil {
 		s.serverName = host
 	}
@@ -201,8 +204,10 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 	var hs *handshake
 	var fallback *bool
 	s.detecting.Add(len(protocols) - 1) // all but SSL 2.0
+	// The group is not limited: probes wait for one of the scanner's
+	// slots, so a task waiting for others (the fallback probe, an
+	// enumeration for its preference probe) never holds what they need.
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(opts.Parallel)
 	// Newest first: TLS 1.2 usually has the longest chain of probes.
 	for i, p := range slices.Backward(protocols) {
 		g.Go(func() error {
@@ -215,9 +220,6 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 			return err
 		})
 	}
-	// g.Go blocks while the limit is reached, so every enumeration has
-	// started before these three take a slot: the fallback probe, which
-	// waits for their first answers, cannot hold one they need.
 	g.Go(func() error {
 		hs = s.handshake(gctx)
 		return nil
@@ -262,6 +264,11 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 // read. A connection that cannot be opened is recorded; ctx's end is
 // the only error that stops the scan.
 func (s *scanner) probe(ctx context.Context, payload []byte, read func(io.Reader) (*reply, error)) (*reply, error) {
+	release, err := s.slot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	ctx, cancel := context.WithTimeout(ctx, s.opts.ProbeTimeout)
 	defer cancel()
 	conn, err := s.connect(ctx)
@@ -287,6 +294,17 @@ func ended(ctx context.Context) error {
 		return context.DeadlineExceeded
 	}
 	return nil
+}
+
+// slot waits until fewer than Parallel probes are in flight and takes
+// a place among them; release gives it back.
+func (s *scanner) slot(ctx context.Context) (release func(), err error) {
+	select {
+	case s.slots <- struct{}{}:
+		return func() { <-s.slots }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // connect dials and ties the connection's deadline to ctx.
