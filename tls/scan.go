@@ -264,22 +264,35 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 // read. A connection that cannot be opened is recorded; ctx's end is
 // the only error that stops the scan.
 func (s *scanner) probe(ctx context.Context, payload []byte, read func(io.Reader) (*reply, error)) (*reply, error) {
-	release, err := s.slot(ctx)
-	if err != nil {
-		return nil, err
+	var rep *reply
+	err := s.withConn(ctx, func(_ context.Context, conn net.Conn) error {
+		if _, err := conn.Write(payload); err != nil {
+			return err
+		}
+		var err error
+		rep, err = read(conn)
+		return err
+	})
+	return rep, err
+}
+
+// withConn waits until fewer than Parallel probes are in flight, then
+// connects and runs f, bounded by ProbeTimeout from the connection on.
+func (s *scanner) withConn(ctx context.Context, f func(ctx context.Context, conn net.Conn) error) error {
+	select {
+	case s.slots <- struct{}{}:
+		defer func() { <-s.slots }()
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	defer release()
 	ctx, cancel := context.WithTimeout(ctx, s.opts.ProbeTimeout)
 	defer cancel()
 	conn, err := s.connect(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer conn.Close()
-	if _, err := conn.Write(payload); err != nil {
-		return nil, err
-	}
-	return read(conn)
+	return f(ctx, conn)
 }
 
 // ended is ctx.Err(), or DeadlineExceeded once ctx's deadline has
@@ -294,17 +307,6 @@ func ended(ctx context.Context) error {
 		return context.DeadlineExceeded
 	}
 	return nil
-}
-
-// slot waits until fewer than Parallel probes are in flight and takes
-// a place among them; release gives it back.
-func (s *scanner) slot(ctx context.Context) (release func(), err error) {
-	select {
-	case s.slots <- struct{}{}:
-		return func() { <-s.slots }, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
 }
 
 // connect dials and ties the connection's deadline to ctx.
