@@ -90,7 +90,8 @@ func (r *Resolver) timeout() time.Duration {
 // retry on another.
 const maxAttempts = 2
 
-// Exchange sends msg with EDNS0 (1232-byte buffer) over UDP, retries over
+// Exchange sends msg with EDNS0 (1232-byte buffer; an OPT record is added
+// to msg when it has none) over UDP, retries over
 // TCP when the answer is truncated, and when the first server does not
 // answer, or answers SERVFAIL or REFUSED, asks the next server once. Each
 // exchange with one server is bounded by Timeout and by ctx. A response
