@@ -2,6 +2,7 @@ package tls
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -33,5 +34,18 @@ func TestHelloRoundTrip(t *testing.T) {
 	}
 	if rec[1] != 3 || rec[2] != 1 {
 		t.Errorf("record version: got %d.%d, want 3.1", rec[1], rec[2])
+	}
+}
+
+func TestHelloDropsOverlongServerName(t *testing.T) {
+	for _, v := range []uint16{versionTLS10, versionTLS12, versionTLS13} {
+		// A name this long would overflow the extension's length fields.
+		rec := hello{version: v, suites: suitesFor(v == versionTLS13), serverName: strings.Repeat("a", 1<<16)}.marshal()
+		if len(rec) > 4096 {
+			t.Errorf("version %04x: hello of %d bytes, want the name left out", v, len(rec))
+		}
+		if _, ok := readClientHello(bytes.NewReader(rec)); !ok {
+			t.Errorf("version %04x: hello does not parse", v)
+		}
 	}
 }

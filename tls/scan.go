@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"slices"
 	"sync"
 	"time"
@@ -196,7 +197,7 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 		opts.Parallel = DefaultParallel
 	}
 	s := &scanner{dial: dial, host: host, opts: opts, slots: make(chan struct{}, opts.Parallel)}
-	if net.ParseIP(host) == nil {
+	if _, err := netip.ParseAddr(host); err != nil {
 		s.serverName = host
 	}
 
