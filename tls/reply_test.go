@@ -39,10 +39,10 @@ func TestReadReplyAlert(t *testing.T) {
 	}
 }
 
-// tls13ServerHello is a TLS 1.3 ServerHello (a HelloRetryRequest when
-// retry is set) in one record, followed by a ChangeCipherSpec record as
-// middlebox-compatible servers send it.
-func tls13ServerHello(retry bool) []byte {
+// tls13ServerHello is a TLS 1.3 ServerHello choosing suite (a
+// HelloRetryRequest when retry is set) in one record, followed by a
+// ChangeCipherSpec record as middlebox-compatible servers send it.
+func tls13ServerHello(suite uint16, retry bool) []byte {
 	msg := handshakeMessage(typeServerHello, func(b *cryptobyte.Builder) {
 		b.AddUint16(versionTLS12)
 		if retry {
@@ -51,7 +51,7 @@ func tls13ServerHello(retry bool) []byte {
 			b.AddBytes(make([]byte, 32))
 		}
 		b.AddUint8LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes(make([]byte, 32)) })
-		b.AddUint16(0x1301)
+		b.AddUint16(suite)
 		b.AddUint8(0)
 		b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) {
 			addExtension(b, extSupportedVersions, func(b *cryptobyte.Builder) { b.AddUint16(versionTLS13) })
@@ -73,8 +73,8 @@ func replySeeds(t testing.TB) [][]byte {
 		server(0x0033).answer(all),                                // DHE: certificate and ServerKeyExchange
 		server(0x0034).answer(all),                                // anonymous DHE: no certificate
 		server(0x0033).answer(clientHello{version: versionTLS10}), // protocol_version alert
-		tls13ServerHello(false),
-		tls13ServerHello(true),
+		tls13ServerHello(0x1301, false),
+		tls13ServerHello(0x1301, true),
 		ssl2Server{cert: cert.Certificate[0], ciphers: []uint32{0x010080}}.answer([]byte{1, 0, 0x80}),
 	}
 }

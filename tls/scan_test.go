@@ -399,3 +399,35 @@ func (c *closeHook) Close() error {
 	c.once.Do(c.closed)
 	return c.Conn.Close()
 }
+
+// The integrity-only suites of RFC 9150 are TLS 1.3 suites: offered in
+// the TLS 1.3 hello, and a null cipher when chosen.
+func TestScanTLS13IntegrityOnlySuites(t *testing.T) {
+	own := []uint16{0xC0B4, 0x1301} // TLS_SHA256_SHA256, TLS_AES_128_GCM_SHA256
+	addr := serve(t, func(c net.Conn) {
+		ch, ok := readClientHello(c)
+		if !ok {
+			return
+		}
+		for _, id := range own {
+			if slices.Contains(ch.suites, id) {
+				c.Write(tls13ServerHello(id, false))
+				return
+			}
+		}
+		c.Write(alertRecord(versionTLS12, 40))
+	})
+	res, err := scanAt(t, addr, "site.test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Protocols{TLS13: true}); res.Protocols != want {
+		t.Errorf("protocols: got %+v, want %+v", res.Protocols, want)
+	}
+	if got, want := res.CipherSuites.TLS13.Suites, []string{"TLS_SHA256_SHA256", "TLS_AES_128_GCM_SHA256"}; !slices.Equal(got, want) {
+		t.Errorf("tls13 suites: got %v, want %v", got, want)
+	}
+	if n := res.Vulnerabilities.NullCipher; !n.Vulnerable || !slices.Equal(n.Evidence, []string{"TLSv1.3 TLS_SHA256_SHA256"}) {
+		t.Errorf("nullCipher: got %+v", n)
+	}
+}
