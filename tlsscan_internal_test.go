@@ -1,6 +1,15 @@
 package sitediag
 
-import "testing"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/sitediag/sitediag/tls"
+)
 
 func TestTLSTargetPort(t *testing.T) {
 	tests := []struct {
@@ -24,5 +33,24 @@ func TestTLSTargetPort(t *testing.T) {
 		if got.Port != tt.port || got.Display() != tt.display {
 			t.Errorf("%s: got port %d display %q, want %d %q", tt.url, got.Port, got.Display(), tt.port, tt.display)
 		}
+	}
+}
+
+// A port that never answers makes every probe's dial time out, and a
+// dial's timeout matches context.DeadlineExceeded: it is still a
+// handshake failure (422), not a scan that ran out of time (500).
+func TestMapTLSErrorDialTimeout(t *testing.T) {
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	var d net.Dialer
+	_, dialErr := d.DialContext(ctx, "tcp", "127.0.0.1:1")
+	if !errors.Is(dialErr, context.DeadlineExceeded) {
+		t.Fatalf("dial error %v does not match DeadlineExceeded; the test needs it to", dialErr)
+	}
+	if got := mapTLSError(fmt.Errorf("%w: %w", tls.ErrNoProtocol, dialErr)).Code; got != CodeTLSHandshakeFailed {
+		t.Errorf("no protocol after dial timeouts: got %s, want %s", got, CodeTLSHandshakeFailed)
+	}
+	if got := mapTLSError(context.DeadlineExceeded).Code; got != CodeTLSScanFailed {
+		t.Errorf("scan out of time: got %s, want %s", got, CodeTLSScanFailed)
 	}
 }

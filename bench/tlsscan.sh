@@ -36,6 +36,7 @@ go build -o "$work/tlsscan" ./bench/tlsscan
 "$work/tlsserver" >"$work/addr" &
 server_pid=$!
 for _ in $(seq 50); do [ -s "$work/addr" ] && break; sleep 0.1; done
+[ -s "$work/addr" ] || { echo "bench: tlsserver printed no address in 5 s" >&2; exit 1; }
 addr=$(cat "$work/addr")
 echo "target: TLS 1.0–1.3 crypto/tls server on $addr ($(nproc) cores)"
 

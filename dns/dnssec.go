@@ -58,11 +58,14 @@ type DNSSECReport struct {
 	Validation Validation `json:"validation"`
 }
 
-// RcodeError means a server answered a DNSSEC query with an error code
-// such as SERVFAIL or REFUSED.
+// RcodeError means a server answered a query of CheckDNSSEC or
+// LookupAddrs with an error code such as SERVFAIL or REFUSED.
 type RcodeError struct {
-	Name  string
-	Type  string
+	// Name is the name queried, without the trailing dot.
+	Name string
+	// Type is the query type, such as DNSKEY or A.
+	Type string
+	// Rcode is the code answered, such as SERVFAIL.
 	Rcode string
 }
 
@@ -306,6 +309,14 @@ func keySigningKeys(keys []*mdns.DNSKEY) []*mdns.DNSKEY {
 func (z *zoneData) matchDS(ksks []*mdns.DNSKEY) (map[*mdns.DNSKEY]bool, problem) {
 	matched := map[*mdns.DNSKEY]bool{}
 	supported := false
+	tags := keyTags(ksks)
+	// Each key's digest is computed once per digest type, however many
+	// DS records share its key tag.
+	type digestKey struct {
+		key        *mdns.DNSKEY
+		digestType uint8
+	}
+	digests := map[digestKey]string{}
 	for _, ds := range z.ds {
 		switch ds.DigestType {
 		case mdns.SHA1, mdns.SHA256, mdns.SHA384:
@@ -313,11 +324,19 @@ func (z *zoneData) matchDS(ksks []*mdns.DNSKEY) (map[*mdns.DNSKEY]bool, problem)
 		default:
 			continue
 		}
-		for _, k := range ksks {
-			if k.KeyTag() != ds.KeyTag || k.Algorithm != ds.Algorithm {
+		for i, k := range ksks {
+			if tags[i] != ds.KeyTag || k.Algorithm != ds.Algorithm {
 				continue
 			}
-			if want := k.ToDS(ds.DigestType); want != nil && strings.EqualFold(want.Digest, ds.Digest) {
+			dk := digestKey{k, ds.DigestType}
+			digest, ok := digests[dk]
+			if !ok {
+				if want := k.ToDS(ds.DigestType); want != nil {
+					digest = want.Digest
+				}
+				digests[dk] = digest
+			}
+			if digest != "" && strings.EqualFold(digest, ds.Digest) {
 				matched[k] = true
 			}
 		}
@@ -328,13 +347,23 @@ func (z *zoneData) matchDS(ksks []*mdns.DNSKEY) (map[*mdns.DNSKEY]bool, problem)
 	return matched, problem{reason: "no DS record at the parent matches a key-signing key of the zone"}
 }
 
+// maxSignatureChecks bounds the signature verifications spent on one
+// RRset. Whoever asks may name a zone of their own, and a zone that
+// publishes many keys and signatures sharing one key tag would
+// otherwise have every pair tried (KeyTrap, CVE-2023-50387);
+// validating resolvers give up on such zones too. A signed zone needs
+// one check per signature, and has a few.
+const maxSignatureChecks = 16
+
 // verifyRRset returns the keys that sign rrset with one of sigs, the
-// signature verifying and valid at now; when none does, it says why.
+// signature verifying and valid at now; when none does, it says why. It
+// stops after maxSignatureChecks verifications.
 func verifyRRset(sigs []*mdns.RRSIG, keys []*mdns.DNSKEY, rrset []mdns.RR, now time.Time) ([]*mdns.DNSKEY, problem) {
 	typ := mdns.TypeToString[rrset[0].Header().Rrtype]
 	if len(sigs) == 0 {
 		return nil, problem{reason: "the " + typ + " RRset is not signed"}
 	}
+	tags := keyTags(keys)
 	var signers []*mdns.DNSKEY
 	var first problem
 	note := func(p problem) {
@@ -342,13 +371,21 @@ func verifyRRset(sigs []*mdns.RRSIG, keys []*mdns.DNSKEY, rrset []mdns.RR, now t
 			first = p
 		}
 	}
+	checks := 0
 	for _, sig := range sigs {
 		found := false
-		for _, k := range keys {
-			if k.KeyTag() != sig.KeyTag || k.Algorithm != sig.Algorithm {
+		for i, k := range keys {
+			if tags[i] != sig.KeyTag || k.Algorithm != sig.Algorithm {
 				continue
 			}
 			found = true
+			if checks == maxSignatureChecks {
+				if len(signers) > 0 {
+					return signers, problem{}
+				}
+				return nil, problem{reason: fmt.Sprintf("gave up on the %s RRset after %d signature checks: too many keys and signatures share a key tag", typ, checks)}
+			}
+			checks++
 			err := sig.Verify(k, rrset)
 			switch {
 			case errors.Is(err, mdns.ErrAlg):
@@ -369,6 +406,15 @@ func verifyRRset(sigs []*mdns.RRSIG, keys []*mdns.DNSKEY, rrset []mdns.RR, now t
 		return signers, problem{}
 	}
 	return nil, first
+}
+
+// keyTags returns the key tag of each key, computed once.
+func keyTags(keys []*mdns.DNSKEY) []uint16 {
+	tags := make([]uint16, len(keys))
+	for i, k := range keys {
+		tags[i] = k.KeyTag()
+	}
+	return tags
 }
 
 // validityReason says how sig's validity period misses now.

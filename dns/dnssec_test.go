@@ -318,3 +318,32 @@ func TestCheckDNSSECSetsDOAndCD(t *testing.T) {
 		t.Errorf("queries without DO or CD: %v", bad)
 	}
 }
+
+// A zone may publish more signatures sharing a key tag than any zone
+// needs, so that a validator tries every one (KeyTrap): the check gives
+// up after a bounded number of verifications, even when a later
+// signature would verify.
+func TestCheckDNSSECBoundsSignatureChecks(t *testing.T) {
+	now := time.Now()
+	z := signZone(t, mdns.ED25519, now.Add(-time.Hour), now.Add(time.Hour))
+	s := dnstest.Start(t)
+	valid := z.Signatures(mdns.TypeDNSKEY)[0]
+	for i := range 40 {
+		bad := mdns.Copy(valid).(*mdns.RRSIG)
+		bad.Signature = strings.Repeat(string(rune('A'+i%26)), len(bad.Signature)-2) + "=="
+		s.AddRR(bad) // served before the valid signature
+	}
+	s.AddRR(z.Records...)
+	s.AddRR(z.DS)
+	r := &dns.Resolver{Servers: []string{s.Addr}, Timeout: testTimeout}
+	rep, err := r.CheckDNSSEC(context.Background(), "site.test", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Validation; got.Status != dns.Bogus || got.DNSKEYSignatureValid || !strings.Contains(got.Reason, "gave up") {
+		t.Errorf("got %+v, want bogus: gave up before the valid signature", got)
+	}
+	if len(rep.RRSIG) != 42 {
+		t.Errorf("got %d RRSIG, want all 42 listed", len(rep.RRSIG))
+	}
+}

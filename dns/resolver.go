@@ -90,7 +90,8 @@ func (r *Resolver) timeout() time.Duration {
 // retry on another.
 const maxAttempts = 2
 
-// Exchange sends msg with EDNS0 (1232-byte buffer) over UDP, retries over
+// Exchange sends msg with EDNS0 (1232-byte buffer; an OPT record is added
+// to msg when it has none) over UDP, retries over
 // TCP when the answer is truncated, and when the first server does not
 // answer, or answers SERVFAIL or REFUSED, asks the next server once. Each
 // exchange with one server is bounded by Timeout and by ctx. A response
@@ -176,7 +177,9 @@ func (r *Resolver) exchangeOver(ctx context.Context, network string, msg *mdns.M
 // LookupAddrs resolves host to its IPv4 and IPv6 addresses, querying A and
 // AAAA concurrently and following CNAMEs inside the answers. An IP literal
 // is returned as is. A name the servers answered for but that has no
-// address yields a *NotFoundError.
+// address yields a *NotFoundError; when neither query yields an address
+// and one got no answer or an error code, the error is that query's (see
+// Exchange, and *RcodeError).
 func (r *Resolver) LookupAddrs(ctx context.Context, host string) ([]netip.Addr, error) {
 	if addr, err := netip.ParseAddr(host); err == nil {
 		return []netip.Addr{addr}, nil
@@ -235,7 +238,7 @@ func (r *Resolver) lookupType(ctx context.Context, host string, qtype uint16) ([
 		return nil, err
 	}
 	if resp.Rcode != mdns.RcodeSuccess && resp.Rcode != mdns.RcodeNameError {
-		return nil, fmt.Errorf("dns: %s for %s", mdns.RcodeToString[resp.Rcode], host)
+		return nil, &RcodeError{Name: hostName(mdns.Fqdn(host)), Type: mdns.TypeToString[qtype], Rcode: rcodeString(resp.Rcode)}
 	}
 	var addrs []netip.Addr
 	for _, rr := range resp.Answer {

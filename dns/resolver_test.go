@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -210,4 +212,66 @@ func TestExchangeAdvertisesEDNS0(t *testing.T) {
 	if got := size.Load(); got != 1232 {
 		t.Errorf("EDNS0 buffer: got %d, want 1232", got)
 	}
+}
+
+func TestLookupAddrs(t *testing.T) {
+	s := dnstest.Start(t)
+	s.Add(t,
+		"site.test. 60 IN AAAA 2001:db8::1",
+		"site.test. 60 IN A 192.0.2.1",
+		"alias.test. 60 IN CNAME site.test.",
+		"test. 60 IN SOA ns.test. hostmaster.test. 1 7200 3600 1209600 300",
+		"mail.test. 60 IN MX 10 site.test.",
+	)
+	r := &dns.Resolver{Servers: []string{s.Addr}, Timeout: testTimeout}
+	want := []netip.Addr{netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("2001:db8::1")}
+	for _, tt := range []struct {
+		host string
+		want []netip.Addr
+	}{
+		{"site.test", want},
+		{"alias.test", want},
+		{"SITE.test.", want},
+		{"192.0.2.7", []netip.Addr{netip.MustParseAddr("192.0.2.7")}},
+		{"2001:db8::7", []netip.Addr{netip.MustParseAddr("2001:db8::7")}},
+	} {
+		got, err := r.LookupAddrs(context.Background(), tt.host)
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("%s: got %v, %v; want %v (IPv4 first)", tt.host, got, err, tt.want)
+		}
+	}
+	for _, host := range []string{"missing.test", "mail.test"} {
+		_, err := r.LookupAddrs(context.Background(), host)
+		var nf *dns.NotFoundError
+		if !errors.As(err, &nf) || nf.Name != host {
+			t.Errorf("%s: got %v, want a NotFoundError", host, err)
+		}
+	}
+}
+
+func TestLookupAddrsErrors(t *testing.T) {
+	t.Run("SERVFAIL", func(t *testing.T) {
+		r := &dns.Resolver{Servers: []string{rcodeServer(t, mdns.RcodeServerFailure).Addr}, Timeout: testTimeout}
+		_, err := r.LookupAddrs(context.Background(), "site.test")
+		var re *dns.RcodeError
+		if !errors.As(err, &re) || re.Rcode != "SERVFAIL" || re.Name != "site.test" {
+			t.Fatalf("got %v, want an RcodeError SERVFAIL for site.test", err)
+		}
+	})
+	t.Run("no answer", func(t *testing.T) {
+		r := &dns.Resolver{Servers: []string{silentServer(t)}, Timeout: testTimeout}
+		_, err := r.LookupAddrs(context.Background(), "site.test")
+		if !errors.Is(err, dns.ErrNoAnswer) || !errors.Is(err, dns.ErrTimeout) {
+			t.Fatalf("got %v, want ErrNoAnswer and ErrTimeout", err)
+		}
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		r := &dns.Resolver{Servers: []string{silentServer(t)}, Timeout: time.Minute}
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(50*time.Millisecond, cancel)
+		_, err := r.LookupAddrs(ctx, "site.test")
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("got %v, want context.Canceled", err)
+		}
+	})
 }

@@ -38,40 +38,44 @@ func (l legacyServer) start(t testing.TB) string {
 		if !ok {
 			return
 		}
-		if ch.version < l.version {
-			c.Write(alertRecord(l.version, 70)) // protocol_version
-			return
-		}
-		i := slices.IndexFunc(l.suites, func(s uint16) bool { return slices.Contains(ch.suites, s) })
-		if i < 0 {
-			c.Write(alertRecord(l.version, 40)) // handshake_failure
-			return
-		}
-		suite, _ := SuiteByID(l.suites[i])
-		var msgs []byte
-		msgs = append(msgs, l.serverHello(ch, suite)...)
-		if !suite.anonymous() {
-			msgs = append(msgs, handshakeMessage(typeCertificate, func(b *cryptobyte.Builder) {
-				b.AddUint24LengthPrefixed(func(b *cryptobyte.Builder) {
-					b.AddUint24LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes(l.cert) })
-				})
-			})...)
-		}
-		if suite.dhe() {
-			msgs = append(msgs, handshakeMessage(typeServerKeyExchange, func(b *cryptobyte.Builder) {
-				p := make([]byte, l.dhBits/8)
-				rand.Read(p)
-				p[0] |= 0x80
-				b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes(p) })
-				b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) { b.AddUint8(2) })
-				b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes(p[1:]) })
-				b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes(make([]byte, 64)) })
-			})...)
-		}
-		msgs = append(msgs, handshakeMessage(typeServerHelloDone, func(*cryptobyte.Builder) {})...)
-		c.Write(record(recordHandshake, l.version, msgs))
+		c.Write(l.answer(ch))
 		io.Copy(io.Discard, c)
 	})
+}
+
+// answer is the server's reply to ch: an alert, or its flight up to
+// ServerHelloDone in one record.
+func (l legacyServer) answer(ch clientHello) []byte {
+	if ch.version < l.version {
+		return alertRecord(l.version, 70) // protocol_version
+	}
+	i := slices.IndexFunc(l.suites, func(s uint16) bool { return slices.Contains(ch.suites, s) })
+	if i < 0 {
+		return alertRecord(l.version, 40) // handshake_failure
+	}
+	suite, _ := SuiteByID(l.suites[i])
+	var msgs []byte
+	msgs = append(msgs, l.serverHello(ch, suite)...)
+	if !suite.anonymous() {
+		msgs = append(msgs, handshakeMessage(typeCertificate, func(b *cryptobyte.Builder) {
+			b.AddUint24LengthPrefixed(func(b *cryptobyte.Builder) {
+				b.AddUint24LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes(l.cert) })
+			})
+		})...)
+	}
+	if suite.dhe() {
+		msgs = append(msgs, handshakeMessage(typeServerKeyExchange, func(b *cryptobyte.Builder) {
+			p := make([]byte, l.dhBits/8)
+			rand.Read(p)
+			p[0] |= 0x80
+			b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes(p) })
+			b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) { b.AddUint8(2) })
+			b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes(p[1:]) })
+			b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes(make([]byte, 64)) })
+		})...)
+	}
+	msgs = append(msgs, handshakeMessage(typeServerHelloDone, func(*cryptobyte.Builder) {})...)
+	return record(recordHandshake, l.version, msgs)
 }
 
 func (l legacyServer) serverHello(ch clientHello, suite Suite) []byte {
@@ -158,22 +162,26 @@ func (s2 ssl2Server) start(t testing.TB) string {
 			return
 		}
 		specLen := int(binary.BigEndian.Uint16(msg[3:]))
-		specs := msg[9 : 9+specLen]
-		var shared []byte
-		for _, kind := range s2.ciphers {
-			for i := 0; i+3 <= len(specs); i += 3 {
-				if uint32(specs[i])<<16|uint32(specs[i+1])<<8|uint32(specs[i+2]) == kind {
-					shared = append(shared, specs[i:i+3]...)
-				}
+		c.Write(s2.answer(msg[9 : 9+specLen]))
+	})
+}
+
+// answer is the SERVER-HELLO for a CLIENT-HELLO offering specs.
+func (s2 ssl2Server) answer(specs []byte) []byte {
+	var shared []byte
+	for _, kind := range s2.ciphers {
+		for i := 0; i+3 <= len(specs); i += 3 {
+			if uint32(specs[i])<<16|uint32(specs[i+1])<<8|uint32(specs[i+2]) == kind {
+				shared = append(shared, specs[i:i+3]...)
 			}
 		}
-		out := []byte{4, 0, 1, 0, 2} // SERVER-HELLO, no session hit, X.509, version 2
-		out = binary.BigEndian.AppendUint16(out, uint16(len(s2.cert)))
-		out = binary.BigEndian.AppendUint16(out, uint16(len(shared)))
-		out = binary.BigEndian.AppendUint16(out, 16)
-		out = append(out, s2.cert...)
-		out = append(out, shared...)
-		out = append(out, make([]byte, 16)...)
-		c.Write(append([]byte{0x80 | byte(len(out)>>8), byte(len(out))}, out...))
-	})
+	}
+	out := []byte{4, 0, 1, 0, 2} // SERVER-HELLO, no session hit, X.509, version 2
+	out = binary.BigEndian.AppendUint16(out, uint16(len(s2.cert)))
+	out = binary.BigEndian.AppendUint16(out, uint16(len(shared)))
+	out = binary.BigEndian.AppendUint16(out, 16)
+	out = append(out, s2.cert...)
+	out = append(out, shared...)
+	out = append(out, make([]byte, 16)...)
+	return append([]byte{0x80 | byte(len(out)>>8), byte(len(out))}, out...)
 }

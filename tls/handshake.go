@@ -4,6 +4,7 @@ import (
 	"context"
 	cryptotls "crypto/tls"
 	"crypto/x509"
+	"net"
 	"slices"
 )
 
@@ -17,29 +18,27 @@ type handshake struct {
 // version and suite it implements, without verifying the certificate:
 // describeCertificate judges it afterwards.
 func (s *scanner) handshake(ctx context.Context) *handshake {
-	ctx, cancel := context.WithTimeout(ctx, s.opts.ProbeTimeout)
-	defer cancel()
-	conn, err := s.connect(ctx)
-	if err != nil {
-		return &handshake{}
-	}
-	defer conn.Close()
 	var suites []uint16
 	for _, cs := range slices.Concat(cryptotls.CipherSuites(), cryptotls.InsecureCipherSuites()) {
 		suites = append(suites, cs.ID)
 	}
-	tc := cryptotls.Client(conn, &cryptotls.Config{
-		ServerName:         s.serverName,
-		InsecureSkipVerify: true, // verified by hand; an invalid certificate is a finding
-		MinVersion:         cryptotls.VersionTLS10,
-		MaxVersion:         cryptotls.VersionTLS13,
-		CipherSuites:       suites,
+	hs := &handshake{}
+	s.withConn(ctx, func(ctx context.Context, conn net.Conn) error {
+		tc := cryptotls.Client(conn, &cryptotls.Config{
+			ServerName:         s.serverName,
+			InsecureSkipVerify: true, // verified by hand; an invalid certificate is a finding
+			MinVersion:         cryptotls.VersionTLS10,
+			MaxVersion:         cryptotls.VersionTLS13,
+			CipherSuites:       suites,
+		})
+		if err := tc.HandshakeContext(ctx); err != nil {
+			return err
+		}
+		st := tc.ConnectionState()
+		hs.state = &st
+		return nil
 	})
-	if err := tc.HandshakeContext(ctx); err != nil {
-		return &handshake{}
-	}
-	st := tc.ConnectionState()
-	return &handshake{state: &st}
+	return hs
 }
 
 // chain returns the certificates of the full handshake, or else the

@@ -43,6 +43,10 @@ const (
 	extRenegotiationInfo   = 0xff01
 )
 
+// maxServerName is the longest name sent as SNI: a DNS name's limit,
+// far inside what the extension's length fields hold.
+const maxServerName = 253
+
 // groupX25519 is the named group of the one key share a TLS 1.3 hello
 // sends.
 const groupX25519 = 29
@@ -78,7 +82,8 @@ type hello struct {
 	version uint16
 	// suites are offered in this order.
 	suites []uint16
-	// serverName is sent as SNI; empty sends none.
+	// serverName is sent as SNI; empty, or longer than a DNS name can
+	// be, sends none.
 	serverName string
 	// fallback adds TLS_FALLBACK_SCSV.
 	fallback bool
@@ -144,7 +149,7 @@ func (h hello) marshal() []byte {
 // extensions returns the hello's extensions, without the list's length.
 func (h hello) extensions() []byte {
 	var b cryptobyte.Builder
-	if h.serverName != "" {
+	if h.serverName != "" && len(h.serverName) <= maxServerName {
 		addExtension(&b, extServerName, func(b *cryptobyte.Builder) {
 			b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) {
 				b.AddUint8(0) // host_name

@@ -2,10 +2,8 @@ package tls
 
 import (
 	"bytes"
-	"errors"
+	"strings"
 	"testing"
-
-	"golang.org/x/crypto/cryptobyte"
 )
 
 func TestHelloAvoidsF5Sizes(t *testing.T) {
@@ -39,32 +37,15 @@ func TestHelloRoundTrip(t *testing.T) {
 	}
 }
 
-func TestReadReplyAcrossRecords(t *testing.T) {
-	// A ServerHello and Certificate split across three records.
-	l := legacyServer{version: versionTLS12}
-	suite, _ := SuiteByID(0xC02F)
-	msgs := append(l.serverHello(clientHello{}, suite), handshakeMessage(typeCertificate, func(b *cryptobyte.Builder) {
-		b.AddUint24LengthPrefixed(func(b *cryptobyte.Builder) {
-			b.AddUint24LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes([]byte("der")) })
-		})
-	})...)
-	var wire []byte
-	for _, part := range [][]byte{msgs[:10], msgs[10:50], msgs[50:]} {
-		wire = append(wire, record(recordHandshake, versionTLS12, part)...)
-	}
-	rep, err := readReply(bytes.NewReader(wire), readNeeds{certificate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.version != versionTLS12 || rep.suite != 0xC02F || !rep.renegotiationInfo || len(rep.certs) != 1 || string(rep.certs[0]) != "der" {
-		t.Errorf("got %+v", rep)
-	}
-}
-
-func TestReadReplyAlert(t *testing.T) {
-	_, err := readReply(bytes.NewReader(alertRecord(versionTLS12, 70)), readNeeds{})
-	var alert *alertError
-	if !errors.As(err, &alert) || alert.Description != 70 {
-		t.Errorf("got %v, want alert 70", err)
+func TestHelloDropsOverlongServerName(t *testing.T) {
+	for _, v := range []uint16{versionTLS10, versionTLS12, versionTLS13} {
+		// A name this long would overflow the extension's length fields.
+		rec := hello{version: v, suites: suitesFor(v == versionTLS13), serverName: strings.Repeat("a", 1<<16)}.marshal()
+		if len(rec) > 4096 {
+			t.Errorf("version %04x: hello of %d bytes, want the name left out", v, len(rec))
+		}
+		if _, ok := readClientHello(bytes.NewReader(rec)); !ok {
+			t.Errorf("version %04x: hello does not parse", v)
+		}
 	}
 }

@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"slices"
 	"sync"
 	"time"
@@ -63,8 +64,8 @@ type Options struct {
 	// ProbeTimeout bounds each probe: connect, hello and answer. If zero,
 	// DefaultProbeTimeout.
 	ProbeTimeout time.Duration
-	// Parallel is the number of probes in flight at once. If zero,
-	// DefaultParallel.
+	// Parallel is the number of probes (connections) in flight at once.
+	// If zero, DefaultParallel.
 	Parallel int
 }
 
@@ -164,6 +165,9 @@ type scanner struct {
 	serverName string
 	opts       Options
 
+	// slots holds a token per connection open, at most Parallel.
+	slots chan struct{}
+
 	mu         sync.Mutex
 	connectErr error    // the last failed connection
 	connected  bool     // a connection succeeded
@@ -192,8 +196,8 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 	if opts.Parallel <= 0 {
 		opts.Parallel = DefaultParallel
 	}
-	s := &scanner{dial: dial, host: host, opts: opts}
-	if net.ParseIP(host) == nil {
+	s := &scanner{dial: dial, host: host, opts: opts, slots: make(chan struct{}, opts.Parallel)}
+	if _, err := netip.ParseAddr(host); err != nil {
 		s.serverName = host
 	}
 
@@ -201,8 +205,10 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 	var hs *handshake
 	var fallback *bool
 	s.detecting.Add(len(protocols) - 1) // all but SSL 2.0
+	// The group is not limited: probes wait for one of the scanner's
+	// slots, so a task waiting for others (the fallback probe, an
+	// enumeration for its preference probe) never holds what they need.
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(opts.Parallel)
 	// Newest first: TLS 1.2 usually has the longest chain of probes.
 	for i, p := range slices.Backward(protocols) {
 		g.Go(func() error {
@@ -215,9 +221,6 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 			return err
 		})
 	}
-	// g.Go blocks while the limit is reached, so every enumeration has
-	// started before these three take a slot: the fallback probe, which
-	// waits for their first answers, cannot hold one they need.
 	g.Go(func() error {
 		hs = s.handshake(gctx)
 		return nil
@@ -262,17 +265,35 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 // read. A connection that cannot be opened is recorded; ctx's end is
 // the only error that stops the scan.
 func (s *scanner) probe(ctx context.Context, payload []byte, read func(io.Reader) (*reply, error)) (*reply, error) {
+	var rep *reply
+	err := s.withConn(ctx, func(_ context.Context, conn net.Conn) error {
+		if _, err := conn.Write(payload); err != nil {
+			return err
+		}
+		var err error
+		rep, err = read(conn)
+		return err
+	})
+	return rep, err
+}
+
+// withConn waits until fewer than Parallel probes are in flight, then
+// connects and runs f, bounded by ProbeTimeout from the connection on.
+func (s *scanner) withConn(ctx context.Context, f func(ctx context.Context, conn net.Conn) error) error {
+	select {
+	case s.slots <- struct{}{}:
+		defer func() { <-s.slots }()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.ProbeTimeout)
 	defer cancel()
 	conn, err := s.connect(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer conn.Close()
-	if _, err := conn.Write(payload); err != nil {
-		return nil, err
-	}
-	return read(conn)
+	return f(ctx, conn)
 }
 
 // ended is ctx.Err(), or DeadlineExceeded once ctx's deadline has

@@ -8,6 +8,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -341,5 +342,92 @@ func TestScanServerRefusingEverything(t *testing.T) {
 	_, err := scanAt(t, addr, "site.test", nil)
 	if !errors.Is(err, ErrNoProtocol) || strings.Contains(err.Error(), "refused") {
 		t.Errorf("got %v, want ErrNoProtocol without a connection error", err)
+	}
+}
+
+// Options.Parallel bounds the connections open at once, the server-order
+// probes that run beside each enumeration included.
+func TestScanParallelBoundsConnections(t *testing.T) {
+	l := legacyServer{version: versionTLS12, suites: []uint16{0xC02F, 0xC030, 0x009C, 0x002F, 0x0035}}
+	addr := serve(t, func(c net.Conn) {
+		ch, ok := readClientHello(c)
+		if !ok {
+			return
+		}
+		time.Sleep(10 * time.Millisecond) // keep probes open long enough to overlap
+		c.Write(l.answer(ch))
+		io.Copy(io.Discard, c)
+	})
+	var mu sync.Mutex
+	open, most := 0, 0
+	dial := func(ctx context.Context) (net.Conn, error) {
+		c, err := dialer(addr)(ctx)
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		open++
+		most = max(most, open)
+		mu.Unlock()
+		return &closeHook{Conn: c, closed: func() {
+			mu.Lock()
+			open--
+			mu.Unlock()
+		}}, nil
+	}
+	const parallel = 2
+	res, err := Scan(context.Background(), dial, "site.test", Options{Parallel: parallel, Now: func() time.Time { return testNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.CipherSuites.TLS12.Suites; len(got) != len(l.suites) {
+		t.Errorf("tls12 suites: got %v, want %d", got, len(l.suites))
+	}
+	if most > parallel {
+		t.Errorf("got %d connections open at once, want at most %d", most, parallel)
+	}
+}
+
+// closeHook calls closed once when the connection is closed.
+type closeHook struct {
+	net.Conn
+	once   sync.Once
+	closed func()
+}
+
+func (c *closeHook) Close() error {
+	c.once.Do(c.closed)
+	return c.Conn.Close()
+}
+
+// The integrity-only suites of RFC 9150 are TLS 1.3 suites: offered in
+// the TLS 1.3 hello, and a null cipher when chosen.
+func TestScanTLS13IntegrityOnlySuites(t *testing.T) {
+	own := []uint16{0xC0B4, 0x1301} // TLS_SHA256_SHA256, TLS_AES_128_GCM_SHA256
+	addr := serve(t, func(c net.Conn) {
+		ch, ok := readClientHello(c)
+		if !ok {
+			return
+		}
+		for _, id := range own {
+			if slices.Contains(ch.suites, id) {
+				c.Write(tls13ServerHello(id, false))
+				return
+			}
+		}
+		c.Write(alertRecord(versionTLS12, 40))
+	})
+	res, err := scanAt(t, addr, "site.test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Protocols{TLS13: true}); res.Protocols != want {
+		t.Errorf("protocols: got %+v, want %+v", res.Protocols, want)
+	}
+	if got, want := res.CipherSuites.TLS13.Suites, []string{"TLS_SHA256_SHA256", "TLS_AES_128_GCM_SHA256"}; !slices.Equal(got, want) {
+		t.Errorf("tls13 suites: got %v, want %v", got, want)
+	}
+	if n := res.Vulnerabilities.NullCipher; !n.Vulnerable || !slices.Equal(n.Evidence, []string{"TLSv1.3 TLS_SHA256_SHA256"}) {
+		t.Errorf("nullCipher: got %+v", n)
 	}
 }

@@ -20,10 +20,11 @@ type Suite struct {
 func (s Suite) is(part string) bool { return strings.Contains(s.Name, part) }
 
 // tls13 reports whether the suite is a TLS 1.3 suite (RFC 8446, 8998,
-// 9367), which names only the AEAD and hash.
+// 9150, 9367), which names only the AEAD (or, for RFC 9150's
+// integrity-only suites, the MAC) and hash.
 func (s Suite) tls13() bool {
 	switch {
-	case s.ID>>8 == 0x13, s.ID == 0x00C6, s.ID == 0x00C7, s.ID >= 0xC103 && s.ID <= 0xC106:
+	case s.ID>>8 == 0x13, s.ID == 0x00C6, s.ID == 0x00C7, s.ID == 0xC0B4, s.ID == 0xC0B5, s.ID >= 0xC103 && s.ID <= 0xC106:
 		return true
 	}
 	return false

@@ -74,13 +74,24 @@ func Listen() (*Server, error) {
 	mux := mdns.HandlerFunc(s.serve)
 	s.udp = &mdns.Server{PacketConn: pc, Handler: mux}
 	s.tcp = &mdns.Server{Listener: ln, Handler: mux}
-	var ready sync.WaitGroup
-	ready.Add(2)
-	s.udp.NotifyStartedFunc = ready.Done
-	s.tcp.NotifyStartedFunc = ready.Done
-	go s.udp.ActivateAndServe()
-	go s.tcp.ActivateAndServe()
-	ready.Wait()
+	// Both servers report starting, or failing to start, so Listen
+	// never waits for a server that is not coming.
+	started, failed := make(chan struct{}, 2), make(chan error, 2)
+	for _, srv := range []*mdns.Server{s.udp, s.tcp} {
+		srv.NotifyStartedFunc = func() { started <- struct{}{} }
+		go func() { failed <- srv.ActivateAndServe() }()
+	}
+	for range 2 {
+		select {
+		case <-started:
+		case err := <-failed:
+			s.udp.Shutdown()
+			s.tcp.Shutdown()
+			pc.Close()
+			ln.Close()
+			return nil, fmt.Errorf("dnstest: starting the server: %w", err)
+		}
+	}
 	return s, nil
 }
 
