@@ -205,7 +205,7 @@ func (in *instance) prepareSpare(ctx context.Context, g *guard.Guard, done func(
 		switch {
 		case err != nil:
 		case in.closed:
-			j.proxy.Close()
+			j.discard()
 		default:
 			in.spare = j
 		}
@@ -229,7 +229,7 @@ func (in *instance) close() {
 		if spare != nil {
 			// Its context went with the connection (DisposeOnDetach) or
 			// goes with the browser.
-			spare.proxy.Close()
+			spare.discard()
 		}
 		if in.proc != nil {
 			in.proc.Close()

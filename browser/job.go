@@ -219,6 +219,18 @@ func (j *Job) close(ctx context.Context) {
 	j.proxy.Close()
 }
 
+// discard ends a page that never ran a job (a spare) when its browser
+// goes: its event loop stops and its proxy closes. Its browser context
+// goes with the connection (DisposeOnDetach) or with the browser.
+func (j *Job) discard() {
+	j.stopPage()
+	select {
+	case <-j.loopDone:
+	case <-time.After(closeTimeout):
+	}
+	j.proxy.Close()
+}
+
 // Stats are what a job's proxy did not let through.
 type Stats struct {
 	// Refused counts requests the SSRF policy refused.
