@@ -535,5 +535,5 @@ func (j *Job) failure(rawURL string) error {
 			return nil
 		}
 	}
-	return j.proxy.Failure(strings.ToLower(u.Hostname()), uint16(port))
+	return j.proxy.Failure(u.Hostname(), uint16(port))
 }

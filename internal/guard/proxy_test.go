@@ -107,6 +107,7 @@ func TestProxyForwardsAllowedTargets(t *testing.T) {
 	for _, target := range []string{
 		srv.URL + "/",
 		"http://site.test:" + portOf(t, srv.URL) + "/",
+		"http://SITE.test.:" + portOf(t, srv.URL) + "/",
 	} {
 		resp, err := client.Get(target)
 		if err != nil {
@@ -171,8 +172,10 @@ func TestProxyRefusesWhatThePolicyDenies(t *testing.T) {
 	if got := p.Stats().Refused; got != len(targets) {
 		t.Errorf("Refused = %d, want %d", got, len(targets))
 	}
-	if err := p.Failure("evil.test", mustPort(t, f.port())); !errors.Is(err, guard.ErrNotAllowed) {
-		t.Errorf("Failure(evil.test) = %v, want ErrNotAllowed", err)
+	for _, host := range []string{"evil.test", "EVIL.test."} {
+		if err := p.Failure(host, mustPort(t, f.port())); !errors.Is(err, guard.ErrNotAllowed) {
+			t.Errorf("Failure(%s) = %v, want ErrNotAllowed", host, err)
+		}
 	}
 }
 
