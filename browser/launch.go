@@ -106,7 +106,7 @@ func Launch(ctx context.Context, opts LaunchOptions) (proc *Process, err error) 
 	}
 	defer func() {
 		if err != nil {
-			p.Close()
+			p.stop(0)
 			err = fmt.Errorf("browser: starting %s: %w%s", opts.Path, err, p.stderr.tail())
 		}
 	}()
@@ -291,17 +291,27 @@ func (p *Process) Exited() <-chan struct{} { return p.exited }
 // marker in its environment, killed by PID), and removes the temporary
 // profile. It is safe to call more than once.
 func (p *Process) Close() error {
+	p.stop(termGrace)
+	return nil
+}
+
+// stop stops the browser as Close describes, with grace between SIGTERM
+// and SIGKILL; zero kills at once (a browser that failed to start has
+// nothing to shut down cleanly).
+func (p *Process) stop(grace time.Duration) {
 	p.closeOnce.Do(func() {
 		if p.cmd != nil && p.cmd.Process != nil {
 			select {
 			case <-p.exited:
 			default:
-				if p.pid > 0 {
+				if p.pid > 0 && grace > 0 {
 					syscall.Kill(p.pid, syscall.SIGTERM)
-				}
-				select {
-				case <-p.exited:
-				case <-time.After(termGrace):
+					t := time.NewTimer(grace)
+					select {
+					case <-p.exited:
+					case <-t.C:
+					}
+					t.Stop()
 				}
 			}
 			if p.pid > 0 {
@@ -314,7 +324,6 @@ func (p *Process) Close() error {
 		sweep(p.marker)
 		os.RemoveAll(p.dir)
 	})
-	return nil
 }
 
 // unheardWait bounds the wait for a dead leakless guard's last report.
