@@ -314,7 +314,10 @@ func (p *Pool) instance(ctx context.Context) (*instance, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err != nil {
-		p.startErr = err
+		if !errors.Is(err, context.Canceled) {
+			// A start the caller gave up on says nothing about the browser.
+			p.startErr = err
+		}
 		return nil, err
 	}
 	p.startErr = nil

@@ -350,3 +350,24 @@ func TestSilentRemoteBrowserTimesOut(t *testing.T) {
 		t.Fatal("the job still waits for a silent remote browser long after its JobTimeout")
 	}
 }
+
+// A start cut short because the caller went away says nothing about the
+// browser: the pool stays ready.
+func TestCancelledStartKeepsThePoolReady(t *testing.T) {
+	needChromium(t)
+	g := guard.New(nil, guard.NewPolicy([]netip.Prefix{}))
+	pool, err := New(Config{Guard: g, Path: os.Getenv("SITEDIAG_CHROME_PATH")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	err = pool.Do(ctx, JobOptions{}, func(context.Context, *Job) error { return nil })
+	if err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	if st := pool.Status(t.Context()); !st.Ready {
+		t.Errorf("status after a cancelled start is %+v, want ready", st)
+	}
+}
