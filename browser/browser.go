@@ -119,7 +119,9 @@ type Pool struct {
 	closing chan struct{}
 	jobs    sync.WaitGroup // jobs in flight
 	bg      sync.WaitGroup // instance monitors and closers
-	startMu sync.Mutex     // one start at a time
+	// starting is held by the job that looks for (and maybe starts) the
+	// browser: one start at a time, waited for while ctx lasts.
+	starting chan struct{}
 
 	mu       sync.Mutex
 	closed   bool
@@ -155,11 +157,12 @@ func New(cfg Config) (*Pool, error) {
 		cfg.JobTimeout = DefaultJobTimeout
 	}
 	return &Pool{
-		cfg:     cfg,
-		slots:   make(chan struct{}, cfg.MaxJobs),
-		queue:   make(chan struct{}, cfg.MaxQueue),
-		closing: make(chan struct{}),
-		live:    map[*instance]struct{}{},
+		cfg:      cfg,
+		slots:    make(chan struct{}, cfg.MaxJobs),
+		queue:    make(chan struct{}, cfg.MaxQueue),
+		closing:  make(chan struct{}),
+		starting: make(chan struct{}, 1),
+		live:     map[*instance]struct{}{},
 	}, nil
 }
 
@@ -184,6 +187,9 @@ func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Cont
 		return err
 	}
 	defer func() { <-p.slots }()
+	// The deadline runs from here: starting the browser is part of the job.
+	ctx, cancelTimeout := context.WithTimeout(ctx, p.cfg.JobTimeout)
+	defer cancelTimeout()
 	in, err := p.instance(ctx)
 	if err != nil {
 		return err
@@ -193,8 +199,6 @@ func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Cont
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	ctx, cancelTimeout := context.WithTimeout(ctx, p.cfg.JobTimeout)
-	defer cancelTimeout()
 	go func() {
 		select {
 		case <-in.dead:
@@ -282,8 +286,12 @@ func (p *Pool) retryAfter() time.Duration {
 // instance returns the current browser, starting one when there is none
 // or the current one is retired.
 func (p *Pool) instance(ctx context.Context) (*instance, error) {
-	p.startMu.Lock()
-	defer p.startMu.Unlock()
+	select {
+	case p.starting <- struct{}{}:
+		defer func() { <-p.starting }()
+	case <-ctx.Done():
+		return nil, &UnavailableError{Err: context.Cause(ctx)}
+	}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -306,7 +314,10 @@ func (p *Pool) instance(ctx context.Context) (*instance, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err != nil {
-		p.startErr = err
+		if !errors.Is(err, context.Canceled) {
+			// A start the caller gave up on says nothing about the browser.
+			p.startErr = err
+		}
 		return nil, err
 	}
 	p.startErr = nil

@@ -2,9 +2,11 @@ package browser
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -104,8 +106,20 @@ func (in *instance) register(j *Job) {
 
 // connect opens the DevTools connection and starts the event loop.
 func (in *instance) connect(ctx context.Context, wsURL string) error {
-	ws := &cdp.WebSocket{}
-	if err := ws.Connect(ctx, wsURL, nil); err != nil {
+	u, err := url.Parse(wsURL)
+	if err != nil {
+		return fmt.Errorf("connecting to DevTools: %w", err)
+	}
+	dialer := &handshakeDialer{tls: u.Scheme == "wss"}
+	ws := &cdp.WebSocket{Dialer: dialer}
+	err = ws.Connect(ctx, wsURL, nil)
+	if dialer.conn != nil && !dialer.stop() {
+		err = ctx.Err()
+	}
+	if err != nil {
+		if dialer.conn != nil {
+			dialer.conn.Close()
+		}
 		return fmt.Errorf("connecting to DevTools: %w", err)
 	}
 	in.ws = &watchedWS{WebSocket: ws, dead: make(chan struct{})}
@@ -113,7 +127,7 @@ func (in *instance) connect(ctx context.Context, wsURL string) error {
 	client := cdp.New().Logger(utils.LoggerQuiet).Start(in.ws)
 	in.rb = rod.New().Client(client).NoDefaultDevice().Monitor("").Trace(false).SlowMotion(0)
 	stop := context.AfterFunc(ctx, func() { ws.Close() })
-	err := in.rb.Connect()
+	err = in.rb.Connect()
 	if !stop() {
 		return ctx.Err()
 	}
@@ -264,6 +278,38 @@ func (w *watchedWS) Read() ([]byte, error) {
 		w.once.Do(func() { close(w.dead) })
 	}
 	return b, err
+}
+
+// handshakeDialer dials the DevTools WebSocket, conn, and closes it when
+// ctx ends before stop is called: the WebSocket handshake reads the
+// response with no deadline of its own, and rod's TLS dialer ignores ctx.
+type handshakeDialer struct {
+	tls  bool
+	conn net.Conn
+	stop func() bool
+}
+
+func (d *handshakeDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		port := "80"
+		if d.tls {
+			port = "443"
+		}
+		addr = net.JoinHostPort(strings.Trim(addr, "[]"), port)
+	}
+	var c net.Conn
+	var err error
+	if d.tls {
+		c, err = (&tls.Dialer{}).DialContext(ctx, network, addr)
+	} else {
+		c, err = (&net.Dialer{}).DialContext(ctx, network, addr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	d.conn = c
+	d.stop = context.AfterFunc(ctx, func() { c.Close() })
+	return c, nil
 }
 
 // resolveRemote turns a remote browser's address into its DevTools

@@ -435,7 +435,8 @@ type Visit struct {
 // included), ErrCrashed, or a *StepError.
 func (j *Job) Load(ctx context.Context, target string, opts LoadOptions) (*Visit, error) {
 	if u, err := url.Parse(target); err == nil {
-		host := strings.ToLower(u.Hostname())
+		// In the proxy's form: lower case, no trailing dot.
+		host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 		j.exempt.Store(&host)
 	}
 	page := j.page.Context(ctx)
@@ -547,5 +548,5 @@ func (j *Job) failure(rawURL string) error {
 			return nil
 		}
 	}
-	return j.proxy.Failure(strings.ToLower(u.Hostname()), uint16(port))
+	return j.proxy.Failure(u.Hostname(), uint16(port))
 }

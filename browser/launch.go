@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -72,12 +73,15 @@ type Process struct {
 	// ControlURL is the browser's DevTools WebSocket URL on loopback.
 	ControlURL string
 
-	pid       int
-	cmd       *exec.Cmd
-	dir       string
-	marker    string
-	stderr    *stderrWatch
-	exited    chan struct{}
+	pid    int
+	cmd    *exec.Cmd
+	dir    string
+	marker string
+	stderr *stderrWatch
+	exited chan struct{}
+	// unheard is the leakless guard whose report of the browser's PID
+	// Launch stopped waiting for.
+	unheard   *leakless.Launcher
 	closeOnce sync.Once
 }
 
@@ -102,15 +106,14 @@ func Launch(ctx context.Context, opts LaunchOptions) (proc *Process, err error) 
 	}
 	defer func() {
 		if err != nil {
-			p.Close()
+			p.stop(0)
 			err = fmt.Errorf("browser: starting %s: %w%s", opts.Path, err, p.stderr.tail())
 		}
 	}()
 	args := Flags(opts.ProxyURL, filepath.Join(dir, "profile"))
 	var guard *leakless.Launcher
 	if leakless.Support() {
-		guard = leakless.New()
-		if p.cmd, err = leaklessCommand(guard, opts.Path, args); err != nil {
+		if guard, p.cmd, err = leaklessCommand(ctx, opts.Path, args); err != nil {
 			os.RemoveAll(dir)
 			return nil, err
 		}
@@ -144,8 +147,10 @@ func Launch(ctx context.Context, opts LaunchOptions) (proc *Process, err error) 
 				return p, fmt.Errorf("leakless: %s", guard.Err())
 			}
 		case <-p.exited:
+			p.unheard = guard
 			return p, errors.New("exited at start")
 		case <-ctx.Done():
+			p.unheard = guard
 			return p, ctx.Err()
 		}
 	}
@@ -159,15 +164,62 @@ func Launch(ctx context.Context, opts LaunchOptions) (proc *Process, err error) 
 	}
 }
 
-// leaklessCommand wraps the command in the leakless guard, whose set-up
-// panics on failure.
-func leaklessCommand(l *leakless.Launcher, path string, args []string) (cmd *exec.Cmd, err error) {
+// leaklessLockPort is the loopback port leakless listens on, as a lock
+// across processes, while it writes its guard binary to the temporary
+// directory (leakless.Launcher's Lock).
+const leaklessLockPort = 2978
+
+// leaklessLockWait bounds the wait for that lock. Writing the binary
+// takes milliseconds; a port held longer is some other program's, and the
+// binary is then found (or written) without the lock.
+const leaklessLockWait = 5 * time.Second
+
+// leaklessCommand wraps the command in a leakless guard. leakless's own
+// Command waits for its lock port with no bound and no context, so the
+// guard binary is put in place here first, under the same lock waited
+// for no longer than ctx and leaklessLockWait allow; Command then gets a
+// lock on a free port, which never waits, and finds the binary there.
+// leakless panics on failure; the panic is returned as an error.
+func leaklessCommand(ctx context.Context, path string, args []string) (l *leakless.Launcher, cmd *exec.Cmd, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("browser: leakless: %v", v)
 		}
 	}()
-	return l.Command(path, args...), nil
+	unlock, err := lockPort(ctx, leaklessLockPort, leaklessLockWait)
+	if err != nil {
+		return nil, nil, fmt.Errorf("browser: leakless: waiting for its lock on port %d: %w", leaklessLockPort, err)
+	}
+	func() {
+		defer unlock()
+		leakless.GetLeaklessBin()
+	}()
+	l = leakless.New()
+	l.Lock = 0
+	return l, l.Command(path, args...), nil
+}
+
+// lockPort takes the lock leakless.LockPort takes, a listener on
+// 127.0.0.1:port, trying until ctx ends (an error) or wait passes (a
+// no-op unlock: the lock is given up on).
+func lockPort(ctx context.Context, port int, wait time.Duration) (unlock func(), err error) {
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	giveUp := time.NewTimer(wait)
+	defer giveUp.Stop()
+	retry := time.NewTicker(20 * time.Millisecond)
+	defer retry.Stop()
+	for {
+		if ln, err := net.Listen("tcp", addr); err == nil {
+			return func() { ln.Close() }, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-giveUp.C:
+			return func() {}, nil
+		case <-retry.C:
+		}
+	}
 }
 
 // Flags returns the command line of a browser whose only way out is the
@@ -239,17 +291,27 @@ func (p *Process) Exited() <-chan struct{} { return p.exited }
 // marker in its environment, killed by PID), and removes the temporary
 // profile. It is safe to call more than once.
 func (p *Process) Close() error {
+	p.stop(termGrace)
+	return nil
+}
+
+// stop stops the browser as Close describes, with grace between SIGTERM
+// and SIGKILL; zero kills at once (a browser that failed to start has
+// nothing to shut down cleanly).
+func (p *Process) stop(grace time.Duration) {
 	p.closeOnce.Do(func() {
 		if p.cmd != nil && p.cmd.Process != nil {
 			select {
 			case <-p.exited:
 			default:
-				if p.pid > 0 {
+				if p.pid > 0 && grace > 0 {
 					syscall.Kill(p.pid, syscall.SIGTERM)
-				}
-				select {
-				case <-p.exited:
-				case <-time.After(termGrace):
+					t := time.NewTimer(grace)
+					select {
+					case <-p.exited:
+					case <-t.C:
+					}
+					t.Stop()
 				}
 			}
 			if p.pid > 0 {
@@ -257,11 +319,33 @@ func (p *Process) Close() error {
 			}
 			p.cmd.Process.Kill()
 			<-p.exited
+			p.killUnheard()
 		}
 		sweep(p.marker)
 		os.RemoveAll(p.dir)
 	})
-	return nil
+}
+
+// unheardWait bounds the wait for a dead leakless guard's last report.
+const unheardWait = time.Second
+
+// killUnheard kills the process group of a browser whose leakless guard
+// was killed before Launch heard its PID. Once the guard is gone,
+// leakless reports the PID (or its failure) at once, and would block
+// forever if nobody took the report.
+func (p *Process) killUnheard() {
+	if p.unheard == nil {
+		return
+	}
+	t := time.NewTimer(unheardWait)
+	defer t.Stop()
+	select {
+	case pid := <-p.unheard.Pid():
+		if pid > 0 {
+			syscall.Kill(-pid, syscall.SIGKILL)
+		}
+	case <-t.C:
+	}
 }
 
 // sweep kills the live processes carrying marker in their environment,

@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -307,5 +308,66 @@ func TestChallengeWait(t *testing.T) {
 	}
 	if v.URL != real || v.Challenge != "cloudflare" || !v.ChallengeCleared {
 		t.Errorf("visit %+v, want %s after a cleared cloudflare challenge", v, real)
+	}
+}
+
+// A remote browser that takes the connection but never answers must not
+// hold a job past its JobTimeout, whatever the caller's context: the
+// deadline covers starting the browser, and the WebSocket handshake.
+func TestSilentRemoteBrowserTimesOut(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	g := guard.New(nil, guard.NewPolicy([]netip.Prefix{}))
+	pool, err := New(Config{Guard: g, RemoteURL: "ws://" + ln.Addr().String() + "/devtools/browser/x", JobTimeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- pool.Do(context.Background(), JobOptions{}, func(context.Context, *Job) error { return nil })
+	}()
+	// Close waits for the job, so it is called only once the job ended.
+	select {
+	case err := <-done:
+		var unavailable *UnavailableError
+		if !errors.As(err, &unavailable) || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("got %v, want an *UnavailableError wrapping context.DeadlineExceeded", err)
+		}
+		pool.Close()
+	case <-time.After(30 * time.Second):
+		t.Fatal("the job still waits for a silent remote browser long after its JobTimeout")
+	}
+}
+
+// A start cut short because the caller went away says nothing about the
+// browser: the pool stays ready.
+func TestCancelledStartKeepsThePoolReady(t *testing.T) {
+	needChromium(t)
+	g := guard.New(nil, guard.NewPolicy([]netip.Prefix{}))
+	pool, err := New(Config{Guard: g, Path: os.Getenv("SITEDIAG_CHROME_PATH")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	err = pool.Do(ctx, JobOptions{}, func(context.Context, *Job) error { return nil })
+	if err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	if st := pool.Status(t.Context()); !st.Ready {
+		t.Errorf("status after a cancelled start is %+v, want ready", st)
 	}
 }

@@ -233,6 +233,24 @@ body { background: #fff } @media (prefers-color-scheme: dark) { body { backgroun
 		}
 	})
 
+	t.Run("the ad host asked for is not blocked", func(t *testing.T) {
+		e.site.page("/ad-target", `<!doctype html><body>ad</body>`)
+		for _, host := range []string{"ads.doubleclick.net", "ADS.doubleclick.net."} {
+			target := fmt.Sprintf("http://%s:%s/ad-target", host, e.site.port)
+			var stats Stats
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			err := e.pool.Do(ctx, JobOptions{BlockAds: true}, func(ctx context.Context, j *Job) error {
+				_, err := j.Load(ctx, target, LoadOptions{})
+				stats = j.Stats()
+				return err
+			})
+			cancel()
+			if err != nil || stats.Blocked != 0 {
+				t.Errorf("Load(%s) with BlockAds: got %v and %d blocked, want it loaded", target, err, stats.Blocked)
+			}
+		}
+	})
+
 	t.Run("timestamp overlay", func(t *testing.T) {
 		plain := e.site.page("/white", `<!doctype html><body style="background:#fff">`)
 		stamp := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)

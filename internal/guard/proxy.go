@@ -161,11 +161,12 @@ func (p *Proxy) Stats() ProxyStats {
 
 // Failure returns why the last request to host:port was refused or could
 // not be served: ErrNotAllowed, ErrBlocked, a *ResolveError or a dial
-// error. It is nil when that request went through or none was made.
+// error. It is nil when that request went through or none was made. The
+// host's case and a trailing dot do not matter.
 func (p *Proxy) Failure(host string, port uint16) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.failed[hostKey(host, port)]
+	return p.failed[hostKey(canonicalHost(host), port)]
 }
 
 // Close stops the proxy and cuts every connection and tunnel it holds.
@@ -249,9 +250,14 @@ func (p *Proxy) dial(ctx context.Context, t *admitted) (net.Conn, error) {
 
 // dialAdmitted is the forward transport's dialer: it dials only the
 // target admitted for the request, at the addresses it was checked at.
+// addr is compared in the admitted target's form (lower case, no
+// trailing dot), as the transport spells it as the URL does.
 func (p *Proxy) dialAdmitted(ctx context.Context, _, addr string) (net.Conn, error) {
 	t, ok := ctx.Value(admittedKey{}).(*admitted)
-	if !ok || !strings.EqualFold(hostKey(t.host, t.port), addr) {
+	if !ok {
+		return nil, ErrNotAllowed
+	}
+	if host, port, err := splitTarget(addr, ""); err != nil || host != t.host || port != t.port {
 		return nil, ErrNotAllowed
 	}
 	return p.dial(ctx, t)
@@ -417,7 +423,7 @@ func splitTarget(hostport, scheme string) (string, uint16, error) {
 	if err != nil {
 		host, portStr = hostport, ""
 	}
-	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	host = canonicalHost(host)
 	if host == "" {
 		return "", 0, errors.New("guard: empty host")
 	}
@@ -435,6 +441,12 @@ func splitTarget(hostport, scheme string) (string, uint16, error) {
 		return "", 0, errors.New("guard: bad port")
 	}
 	return host, uint16(port), nil
+}
+
+// canonicalHost is host in lower case, without brackets or a trailing
+// dot: the form the proxy admits, counts and records hosts in.
+func canonicalHost(host string) string {
+	return strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
 }
 
 func hostKey(host string, port uint16) string {

@@ -107,6 +107,7 @@ func TestProxyForwardsAllowedTargets(t *testing.T) {
 	for _, target := range []string{
 		srv.URL + "/",
 		"http://site.test:" + portOf(t, srv.URL) + "/",
+		"http://SITE.test.:" + portOf(t, srv.URL) + "/",
 	} {
 		resp, err := client.Get(target)
 		if err != nil {
@@ -171,8 +172,10 @@ func TestProxyRefusesWhatThePolicyDenies(t *testing.T) {
 	if got := p.Stats().Refused; got != len(targets) {
 		t.Errorf("Refused = %d, want %d", got, len(targets))
 	}
-	if err := p.Failure("evil.test", mustPort(t, f.port())); !errors.Is(err, guard.ErrNotAllowed) {
-		t.Errorf("Failure(evil.test) = %v, want ErrNotAllowed", err)
+	for _, host := range []string{"evil.test", "EVIL.test."} {
+		if err := p.Failure(host, mustPort(t, f.port())); !errors.Is(err, guard.ErrNotAllowed) {
+			t.Errorf("Failure(%s) = %v, want ErrNotAllowed", host, err)
+		}
 	}
 }
 
@@ -310,6 +313,41 @@ func TestProxyUpgradesInAbsoluteForm(t *testing.T) {
 	got := make([]byte, 4)
 	if _, err := io.ReadFull(br, got); err != nil || string(got) != "ping" {
 		t.Errorf("echo: got %q, %v; want ping", got, err)
+	}
+}
+
+// WebSocket upgrades and raw tunnels to refused addresses are refused
+// before anything is dialled, and counted, like plain requests.
+func TestProxyRefusesUpgradesAndTunnels(t *testing.T) {
+	g := newGuard(t)
+	p := listenProxy(t, g, guard.ProxyOptions{})
+	f := listenForbidden(t)
+	requests := []string{
+		"GET http://evil.test:%[1]s/ws HTTP/1.1\r\nHost: evil.test:%[1]s\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n",
+		"GET https://127.0.0.2:%[1]s/ws HTTP/1.1\r\nHost: 127.0.0.2:%[1]s\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n",
+		"CONNECT 127.0.0.2:%[1]s HTTP/1.1\r\nHost: 127.0.0.2:%[1]s\r\n\r\n",
+		"CONNECT evil.test:%[1]s HTTP/1.1\r\nHost: evil.test:%[1]s\r\n\r\n",
+		"CONNECT [::ffff:127.0.0.2]:%[1]s HTTP/1.1\r\nHost: [::ffff:127.0.0.2]:%[1]s\r\n\r\n",
+	}
+	for _, format := range requests {
+		req := fmt.Sprintf(format, f.port())
+		conn := dialProxy(t, p)
+		io.WriteString(conn, req)
+		resp, err := http.ReadResponse(bufio.NewReader(conn), &http.Request{Method: strings.Fields(req)[0]})
+		if err != nil {
+			t.Errorf("%q: %v", req, err)
+			continue
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%q: got %d, want 403", req, resp.StatusCode)
+		}
+	}
+	if n := f.conns.Load(); n != 0 {
+		t.Errorf("the refused listener saw %d connections, want 0", n)
+	}
+	if got := p.Stats().Refused; got != len(requests) {
+		t.Errorf("Refused = %d, want %d", got, len(requests))
 	}
 }
 
