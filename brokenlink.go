@@ -95,7 +95,7 @@ func (c *Client) BrokenLink(ctx context.Context, rawURL string, opts BrokenLinkO
 	report, err := linkcheck.CheckPage(ctx, client, t.URL, linkcheck.Options{Follow: follow})
 	switch {
 	case errors.Is(err, linkcheck.ErrUnfinished):
-		return nil, newError(CodeBrokenLinkCheckFailed, err, "not every link could be checked in time")
+		return nil, NewError(CodeBrokenLinkCheckFailed, err, "not every link could be checked in time")
 	case err != nil:
 		return nil, mapProbeError(err, CodeBrokenLinkCheckFailed)
 	}

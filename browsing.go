@@ -10,12 +10,6 @@ import (
 	"github.com/sitediag/sitediag/internal/target"
 )
 
-// Sentinels of the browser operations, for errors.Is.
-var (
-	ErrBrowserUnavailable = &Error{Code: CodeBrowserUnavailable, Status: CodeBrowserUnavailable.Status()}
-	ErrBusy               = &Error{Code: CodeBusy, Status: CodeBusy.Status()}
-)
-
 // pageOptions are the options every browser operation shares, checked.
 type pageOptions struct {
 	job  browser.JobOptions
@@ -68,9 +62,9 @@ func (c *Client) checkPage(ctx context.Context, t *target.Target) error {
 	case errors.Is(err, guard.ErrNotAllowed):
 		return notAllowed(err)
 	case errors.As(err, &resolveErr):
-		return newError(CodeUnableToConnect, err, "%s: name not resolved", t.URL)
+		return NewError(CodeUnableToConnect, err, "%s: name not resolved", t.URL)
 	}
-	return newError(CodeUnableToConnect, err, "%s: the name could not be resolved", t.URL)
+	return NewError(CodeUnableToConnect, err, "%s: the name could not be resolved", t.URL)
 }
 
 // mapBrowserError maps what the browser returns to the documented codes;
@@ -85,26 +79,26 @@ func mapBrowserError(err error, failed Code) *Error {
 	case errors.As(err, &own): // a check of ours inside the job, such as checkPage
 		return own
 	case errors.As(err, &busy):
-		e := newError(CodeBusy, err, "every browser slot is busy and the queue is full; try again later")
-		e.RetryAfter = busy.RetryAfter
+		e := RetryLater(CodeBusy, busy.RetryAfter, "every browser slot is busy and the queue is full; try again later")
+		e.Err = err
 		return e
 	case errors.Is(err, browser.ErrNotFound):
-		return newError(CodeBrowserUnavailable, err, "Chromium is not installed on this server")
+		return NewError(CodeBrowserUnavailable, err, "Chromium is not installed on this server")
 	case errors.As(err, &unavailable), errors.Is(err, browser.ErrClosed):
-		return newError(CodeBrowserUnavailable, err, "the browser could not be started")
+		return NewError(CodeBrowserUnavailable, err, "the browser could not be started")
 	case errors.Is(err, guard.ErrNotAllowed):
 		return notAllowed(err)
 	case errors.As(err, &nav):
-		return newError(CodeUnableToConnect, err, "%s: %s", nav.URL, nav.Why())
+		return NewError(CodeUnableToConnect, err, "%s: %s", nav.URL, nav.Why())
 	case errors.Is(err, browser.ErrNoElement):
-		return newError(CodeInvalidParameters, err,
+		return NewError(CodeInvalidParameters, err,
 			"selector: matched no visible element on the page (set fallbackToFullPage to capture the full page instead)")
 	case errors.As(err, &selector):
-		return newError(CodeInvalidParameters, err, "selector: is not a valid CSS selector")
+		return NewError(CodeInvalidParameters, err, "selector: is not a valid CSS selector")
 	case errors.Is(err, browser.ErrCrashed):
-		return newError(failed, err, "the browser crashed while rendering the page")
+		return NewError(failed, err, "the browser crashed while rendering the page")
 	case errors.Is(err, context.DeadlineExceeded):
-		return newError(failed, err, "the page did not finish rendering in time")
+		return NewError(failed, err, "the page did not finish rendering in time")
 	}
-	return newError(failed, err, "the browser could not render the page")
+	return NewError(failed, err, "the browser could not render the page")
 }

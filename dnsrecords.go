@@ -46,12 +46,12 @@ func (c *Client) DNSRecords(ctx context.Context, target string, opts DNSRecordsO
 	records, err := c.resolver.LookupRecords(ctx, queryName(t), types)
 	if err != nil {
 		if errors.Is(err, dns.ErrTimeout) {
-			return nil, newError(CodeDNSLookupFailed, err, "no DNS server answered in time")
+			return nil, NewError(CodeDNSLookupFailed, err, "no DNS server answered in time")
 		}
 		if errors.Is(err, dns.ErrNoAnswer) {
-			return nil, newError(CodeDNSLookupFailed, err, "no DNS server answered")
+			return nil, NewError(CodeDNSLookupFailed, err, "no DNS server answered")
 		}
-		return nil, newError(CodeDNSLookupFailed, err, "the DNS lookup could not be completed")
+		return nil, NewError(CodeDNSLookupFailed, err, "the DNS lookup could not be completed")
 	}
 	return &DNSRecordsResult{Records: *records, Host: t.Display()}, nil
 }
@@ -65,7 +65,7 @@ func typesError(err error) *Error {
 	case te.Duplicate:
 		return InvalidParameter("types", strconv.Quote(te.Type)+" is listed twice")
 	}
-	return InvalidParameter("types", strconv.Quote(te.Type)+" is not one of "+strings.Join(dns.RecordTypes, ", "))
+	return InvalidParameter("types", strconv.Quote(te.Type)+" is not one of "+strings.Join(dns.RecordTypes(), ", "))
 }
 
 // queryName is the DNS name the DNS operations ask about: the host, or

@@ -42,16 +42,16 @@ func (c *Client) DNSSEC(ctx context.Context, target string, _ DNSSECOptions) (*D
 		var rcodeErr *dns.RcodeError
 		switch {
 		case errors.Is(err, dns.ErrTimeout):
-			return nil, newError(CodeDNSSECTimeout, err, "the DNS servers did not answer in time")
+			return nil, NewError(CodeDNSSECTimeout, err, "the DNS servers did not answer in time")
 		case errors.As(err, &rcodeErr):
-			return nil, newError(CodeDNSSECQueryFailed, err, "the DNS server answered %s to the %s query for %s",
+			return nil, NewError(CodeDNSSECQueryFailed, err, "the DNS server answered %s to the %s query for %s",
 				rcodeErr.Rcode, rcodeErr.Type, rcodeErr.Name)
 		case errors.Is(err, context.Canceled):
-			return nil, newError(CodeDNSSECCheckFailed, err, "the check was cancelled")
+			return nil, NewError(CodeDNSSECCheckFailed, err, "the check was cancelled")
 		case errors.Is(err, dns.ErrNoAnswer):
-			return nil, newError(CodeDNSSECQueryFailed, err, "no DNS server answered")
+			return nil, NewError(CodeDNSSECQueryFailed, err, "no DNS server answered")
 		}
-		return nil, newError(CodeDNSSECCheckFailed, err, "the DNSSEC check could not be completed")
+		return nil, NewError(CodeDNSSECCheckFailed, err, "the DNSSEC check could not be completed")
 	}
 	return &DNSSECResult{DNSSECReport: *report, Host: t.Display()}, nil
 }

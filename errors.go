@@ -85,10 +85,11 @@ func (c Code) Status() int {
 	return http.StatusInternalServerError
 }
 
-// Error is the error every operation returns. Code and Status are what
-// the API answers; Details is a human-readable explanation that is safe
-// to show the caller (it never describes what the SSRF policy protects);
-// Err is the underlying cause, for logs and errors.Is, never shown.
+// Error is the error every operation returns. Code is what the API
+// answers (Status gives its HTTP status); Details is a human-readable
+// explanation that is safe to show the caller (it never describes what
+// the SSRF policy protects); Err is the underlying cause, for logs and
+// errors.Is, never shown. Build one with NewError.
 //
 // Branch on it with errors.As, or compare with the sentinels below
 // through errors.Is, which matches on Code:
@@ -98,7 +99,6 @@ func (c Code) Status() int {
 //	if errors.As(err, &e) && e.Code == sitediag.CodeUnableToConnect { … }
 type Error struct {
 	Code    Code
-	Status  int
 	Details string
 	Err     error
 	// RetryAfter, when set on CodeBusy or CodeRateLimited, says when to
@@ -108,12 +108,17 @@ type Error struct {
 
 // Sentinels for errors.Is; any *Error with the same Code matches.
 var (
-	ErrInvalidURL        = &Error{Code: CodeInvalidURL, Status: CodeInvalidURL.Status()}
-	ErrInvalidParameters = &Error{Code: CodeInvalidParameters, Status: CodeInvalidParameters.Status()}
-	ErrTargetNotAllowed  = &Error{Code: CodeTargetNotAllowed, Status: CodeTargetNotAllowed.Status()}
-	ErrTooManyRedirects  = &Error{Code: CodeTooManyRedirects, Status: CodeTooManyRedirects.Status()}
-	ErrUnableToConnect   = &Error{Code: CodeUnableToConnect, Status: CodeUnableToConnect.Status()}
+	ErrInvalidURL         = &Error{Code: CodeInvalidURL}
+	ErrInvalidParameters  = &Error{Code: CodeInvalidParameters}
+	ErrTargetNotAllowed   = &Error{Code: CodeTargetNotAllowed}
+	ErrTooManyRedirects   = &Error{Code: CodeTooManyRedirects}
+	ErrUnableToConnect    = &Error{Code: CodeUnableToConnect}
+	ErrBrowserUnavailable = &Error{Code: CodeBrowserUnavailable}
+	ErrBusy               = &Error{Code: CodeBusy}
 )
+
+// Status is the HTTP status the API answers e with: its Code's.
+func (e *Error) Status() int { return e.Code.Status() }
 
 func (e *Error) Error() string {
 	msg := "sitediag: " + string(e.Code)
@@ -145,14 +150,21 @@ func CodeOf(err error) Code {
 	return ""
 }
 
-// newError builds an *Error with the status of its code.
-func newError(code Code, cause error, format string, args ...any) *Error {
-	return &Error{Code: code, Status: code.Status(), Details: fmt.Sprintf(format, args...), Err: cause}
+// NewError returns an *Error with code, details formatted from format and
+// args, and cause (which may be nil).
+func NewError(code Code, cause error, format string, args ...any) *Error {
+	return &Error{Code: code, Details: fmt.Sprintf(format, args...), Err: cause}
+}
+
+// RetryLater returns the *Error of a refusal that passes with time
+// (CodeBusy, CodeRateLimited): RetryAfter says when to try again.
+func RetryLater(code Code, after time.Duration, details string) *Error {
+	return &Error{Code: code, Details: details, RetryAfter: after}
 }
 
 // InvalidParameter returns the INVALID_PARAMETERS error for one field.
 // The httpapi package uses it for decoding errors, so library and API
 // callers see the same text.
 func InvalidParameter(field, problem string) *Error {
-	return newError(CodeInvalidParameters, nil, "%s: %s", field, problem)
+	return NewError(CodeInvalidParameters, nil, "%s: %s", field, problem)
 }

@@ -40,9 +40,9 @@ func (c *Client) pin(ctx context.Context, t *target.Target, failed Code) (*pinne
 	case errors.Is(err, guard.ErrNotAllowed):
 		return nil, notAllowed(err)
 	case errors.As(err, &resolveErr):
-		return nil, newError(failed, err, "%s did not resolve", t.Host)
+		return nil, NewError(failed, err, "%s did not resolve", t.Host)
 	case err != nil:
-		return nil, newError(failed, err, "%s could not be resolved", t.Host)
+		return nil, NewError(failed, err, "%s could not be resolved", t.Host)
 	}
 	addr := addrs[0]
 	if !c.guard.Allowed(addr) {

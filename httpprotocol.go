@@ -52,7 +52,7 @@ func (c *Client) HTTPProtocol(ctx context.Context, rawURL string, opts HTTPProto
 	}
 	final, err := url.Parse(last.URL)
 	if err != nil {
-		return nil, newError(CodeHTTPProtocolFailed, err, "the final URL does not parse")
+		return nil, NewError(CodeHTTPProtocolFailed, err, "the final URL does not parse")
 	}
 	support, err := c.protocols(ctx, final, proxy, nil)
 	if err != nil {

@@ -94,7 +94,7 @@ func (c *Client) LoadTime(ctx context.Context, rawURL string, opts LoadTimeOptio
 	}
 	final, err := url.Parse(m.URL)
 	if err != nil {
-		return nil, newError(CodeLoadTimeFailed, err, "the final URL does not parse")
+		return nil, NewError(CodeLoadTimeFailed, err, "the final URL does not parse")
 	}
 	support, err := c.protocols(ctx, final, proxy, m.Header.Values("Alt-Svc"))
 	if err != nil {

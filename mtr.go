@@ -84,11 +84,11 @@ func (c *Client) MTR(ctx context.Context, rawTarget string, opts MTROptions) (*M
 	hops, err := mtr.Trace(ctx, pinned.Addr, mopts)
 	switch {
 	case errors.Is(err, mtr.ErrNoRawSocket):
-		return nil, newError(CodeMTRFailed, err, "no permission to open raw ICMP sockets (run as root or grant CAP_NET_RAW)")
+		return nil, NewError(CodeMTRFailed, err, "no permission to open raw ICMP sockets (run as root or grant CAP_NET_RAW)")
 	case errors.Is(err, context.DeadlineExceeded):
-		return nil, newError(CodeMTRFailed, err, "the trace did not finish in time")
+		return nil, NewError(CodeMTRFailed, err, "the trace did not finish in time")
 	case err != nil:
-		return nil, newError(CodeMTRFailed, err, "no probe could be sent: %s", httpprobe.Why(err))
+		return nil, NewError(CodeMTRFailed, err, "no probe could be sent: %s", httpprobe.Why(err))
 	}
 	return &MTRResult{Hops: hops, Host: t.Display(), IP: pinned.Addr.String(), Count: count, MaxHops: maxHops}, nil
 }

@@ -90,9 +90,9 @@ func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOp
 	case errors.Is(err, guard.ErrNotAllowed):
 		return nil, notAllowed(err)
 	case errors.Is(err, context.DeadlineExceeded):
-		return nil, newError(CodePortScanFailed, err, "the scan did not finish in time")
+		return nil, NewError(CodePortScanFailed, err, "the scan did not finish in time")
 	case err != nil:
-		return nil, newError(CodePortScanFailed, err, "the scan could not run")
+		return nil, NewError(CodePortScanFailed, err, "the scan could not run")
 	}
 	open := res.Open
 	if open == nil {

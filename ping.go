@@ -63,11 +63,11 @@ func (c *Client) Ping(ctx context.Context, rawTarget string, opts PingOptions) (
 	case errors.Is(err, guard.ErrNotAllowed):
 		return nil, notAllowed(err)
 	case errors.Is(err, context.DeadlineExceeded):
-		return nil, newError(CodePingFailed, err, "the ping did not finish in time")
+		return nil, NewError(CodePingFailed, err, "the ping did not finish in time")
 	case errors.Is(err, ping.ErrNoMethod):
-		return nil, newError(CodePingFailed, err, "no ICMP socket may be opened and TCP fallback is unavailable")
+		return nil, NewError(CodePingFailed, err, "no ICMP socket may be opened and TCP fallback is unavailable")
 	case err != nil:
-		return nil, newError(CodePingFailed, err, "no request could be sent: %s", httpprobe.Why(err))
+		return nil, NewError(CodePingFailed, err, "no request could be sent: %s", httpprobe.Why(err))
 	}
 	return &PingResult{Result: *res, Host: t.Display(), Count: count}, nil
 }

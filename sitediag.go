@@ -223,22 +223,14 @@ func (c *Client) withTimeout(ctx context.Context) (context.Context, context.Canc
 	return context.WithTimeout(ctx, c.cfg.Timeout)
 }
 
-var defaultClient struct {
-	once sync.Once
-	c    *Client
-	err  error
-}
-
-// Default returns the client the package-level functions use, built on
-// first use with the zero Config.
-func Default() (*Client, error) {
-	defaultClient.once.Do(func() { defaultClient.c, defaultClient.err = New(Config{}) })
-	return defaultClient.c, defaultClient.err
-}
+// defaultClient is the client the package-level functions use, built on
+// first use with the zero Config. It is not exported, so that no caller
+// can Close it under the others; it lives as long as the process.
+var defaultClient = sync.OnceValues(func() (*Client, error) { return New(Config{}) })
 
 // onDefault runs an operation on the default client.
 func onDefault[O, R any](ctx context.Context, rawURL string, opts O, op func(*Client, context.Context, string, O) (R, error)) (R, error) {
-	c, err := Default()
+	c, err := defaultClient()
 	if err != nil {
 		var zero R
 		return zero, err
@@ -269,14 +261,14 @@ func parseHost(raw string) (*target.Target, error) {
 func invalidURL(err error) *Error {
 	var te *target.Error
 	if errors.As(err, &te) {
-		return newError(CodeInvalidURL, err, "%s", te.Reason)
+		return NewError(CodeInvalidURL, err, "%s", te.Reason)
 	}
-	return newError(CodeInvalidURL, err, "url is not a valid http or https URL")
+	return NewError(CodeInvalidURL, err, "url is not a valid http or https URL")
 }
 
 // notAllowed is the one refusal; its details never say what was refused.
 func notAllowed(err error) *Error {
-	return newError(CodeTargetNotAllowed, err, "the target is not allowed")
+	return NewError(CodeTargetNotAllowed, err, "the target is not allowed")
 }
 
 // proxyFor returns the proxy configured for country, nil for "", or
@@ -288,5 +280,5 @@ func (c *Client) proxyFor(country string) (*url.URL, error) {
 	if u, ok := c.cfg.Proxies[strings.ToLower(country)]; ok {
 		return u, nil
 	}
-	return nil, newError(CodeProxyCountryUnsupported, nil, "proxyCountry: no proxy is configured for %q", country)
+	return nil, NewError(CodeProxyCountryUnsupported, nil, "proxyCountry: no proxy is configured for %q", country)
 }

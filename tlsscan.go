@@ -84,13 +84,13 @@ func mapTLSError(err error) *Error {
 	case errors.Is(err, guard.ErrNotAllowed):
 		return notAllowed(err)
 	case errors.Is(err, tls.ErrNoProtocol): // before the deadline: it may wrap a dial's timeout
-		return newError(CodeTLSHandshakeFailed, err, "unable to establish a TLS connection with the target server")
+		return NewError(CodeTLSHandshakeFailed, err, "unable to establish a TLS connection with the target server")
 	case errors.Is(err, context.DeadlineExceeded):
-		return newError(CodeTLSScanFailed, err, "the scan did not finish in time")
+		return NewError(CodeTLSScanFailed, err, "the scan did not finish in time")
 	case errors.As(err, &resolveErr):
-		return newError(CodeTLSHandshakeFailed, err, "the host name could not be resolved")
+		return NewError(CodeTLSHandshakeFailed, err, "the host name could not be resolved")
 	}
-	return newError(CodeTLSScanFailed, err, "unable to complete the TLS scan")
+	return NewError(CodeTLSScanFailed, err, "unable to complete the TLS scan")
 }
 
 // TLSScan calls Client.TLSScan on the default client.

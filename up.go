@@ -119,15 +119,15 @@ func mapHTTPError(err error, failed Code) *Error {
 	case errors.Is(err, guard.ErrNotAllowed):
 		return notAllowed(err)
 	case errors.As(err, &proxyErr):
-		return newError(failed, err, "the proxy for this country could not be used")
+		return NewError(failed, err, "the proxy for this country could not be used")
 	case errors.Is(err, httpprobe.ErrTooManyRedirects):
-		return newError(CodeTooManyRedirects, err, "more than %d redirects, or a redirect loop", httpprobe.MaxRedirects)
+		return NewError(CodeTooManyRedirects, err, "more than %d redirects, or a redirect loop", httpprobe.MaxRedirects)
 	case errors.Is(err, context.DeadlineExceeded):
-		return newError(CodeUnableToConnect, err, "the target did not answer in time")
+		return NewError(CodeUnableToConnect, err, "the target did not answer in time")
 	case errors.As(err, &fetchErr):
-		return newError(CodeUnableToConnect, err, "%s: %s", fetchErr.URL, httpprobe.Why(fetchErr.Err))
+		return NewError(CodeUnableToConnect, err, "%s: %s", fetchErr.URL, httpprobe.Why(fetchErr.Err))
 	}
-	return newError(failed, err, "the operation could not be completed")
+	return NewError(failed, err, "the operation could not be completed")
 }
 
 // mapProbeError is mapHTTPError for the operations that do not document
@@ -135,7 +135,7 @@ func mapHTTPError(err error, failed Code) *Error {
 // outcome.
 func mapProbeError(err error, failed Code) *Error {
 	if errors.Is(err, httpprobe.ErrTooManyRedirects) {
-		return newError(CodeUnableToConnect, err, "more than %d redirects, or a redirect loop", httpprobe.MaxRedirects)
+		return NewError(CodeUnableToConnect, err, "more than %d redirects, or a redirect loop", httpprobe.MaxRedirects)
 	}
 	return mapHTTPError(err, failed)
 }

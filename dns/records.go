@@ -14,9 +14,13 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// RecordTypes are the types LookupRecords supports, in the order they are
+// recordTypes are the types LookupRecords supports, in the order they are
 // reported when none is asked for.
-var RecordTypes = []string{"A", "AAAA", "CNAME", "MX", "CAA", "NS", "SOA", "SRV", "TXT"}
+var recordTypes = []string{"A", "AAAA", "CNAME", "MX", "CAA", "NS", "SOA", "SRV", "TXT"}
+
+// RecordTypes returns the types LookupRecords supports, in the order
+// results list them (a new slice on each call).
+func RecordTypes() []string { return slices.Clone(recordTypes) }
 
 // TypeError means a requested record type is not supported or is asked
 // for twice.
@@ -31,19 +35,19 @@ func (e *TypeError) Error() string {
 	if e.Duplicate {
 		return fmt.Sprintf("dns: record type %q is listed twice", e.Type)
 	}
-	return fmt.Sprintf("dns: record type %q is not one of %s", e.Type, strings.Join(RecordTypes, ", "))
+	return fmt.Sprintf("dns: record type %q is not one of %s", e.Type, strings.Join(recordTypes, ", "))
 }
 
 // ParseTypes returns types in upper case, or RecordTypes when types is
 // empty. An unsupported or repeated type is a *TypeError.
 func ParseTypes(types []string) ([]string, error) {
 	if len(types) == 0 {
-		return slices.Clone(RecordTypes), nil
+		return RecordTypes(), nil
 	}
 	out := make([]string, 0, len(types))
 	for _, t := range types {
 		upper := strings.ToUpper(strings.TrimSpace(t))
-		if !slices.Contains(RecordTypes, upper) {
+		if !slices.Contains(recordTypes, upper) {
 			return nil, &TypeError{Type: t}
 		}
 		if slices.Contains(out, upper) {

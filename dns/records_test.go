@@ -120,8 +120,8 @@ func TestParseTypes(t *testing.T) {
 		bad       string
 		duplicate bool
 	}{
-		{in: nil, want: dns.RecordTypes},
-		{in: []string{}, want: dns.RecordTypes},
+		{in: nil, want: dns.RecordTypes()},
+		{in: []string{}, want: dns.RecordTypes()},
 		{in: []string{"mx", "A", "Txt"}, want: []string{"MX", "A", "TXT"}},
 		{in: []string{"A", "PTR"}, bad: "PTR"},
 		{in: []string{""}, bad: ""},

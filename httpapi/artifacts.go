@@ -177,7 +177,7 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // the capability.
 func (h *Handler) artifact(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 	name := ps.ByName("name")
-	notFound := &sitediag.Error{Code: sitediag.CodeNotFound, Status: http.StatusNotFound, Details: "no such artifact"}
+	notFound := sitediag.NewError(sitediag.CodeNotFound, nil, "no such artifact")
 	if h.opts.Artifacts == nil {
 		h.writeError(w, r, notFound)
 		return

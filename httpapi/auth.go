@@ -86,13 +86,11 @@ func (h *Handler) keyed(next httprouter.Handle) httprouter.Handle {
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		i := h.keys.match(r.Header.Get("x-api-key"))
 		if i < 0 {
-			h.writeError(w, r, &sitediag.Error{Code: sitediag.CodeUnauthorized, Status: http.StatusUnauthorized,
-				Details: "a valid x-api-key header is required"})
+			h.writeError(w, r, sitediag.NewError(sitediag.CodeUnauthorized, nil, "a valid x-api-key header is required"))
 			return
 		}
 		if d := h.keys.wait(i, h.now()); d > 0 {
-			h.writeError(w, r, &sitediag.Error{Code: sitediag.CodeRateLimited, Status: http.StatusTooManyRequests,
-				Details: "rate limit exceeded for this key", RetryAfter: d})
+			h.writeError(w, r, sitediag.RetryLater(sitediag.CodeRateLimited, d, "rate limit exceeded for this key"))
 			return
 		}
 		next(w, r, ps)

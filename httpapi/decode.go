@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -19,8 +18,7 @@ import (
 func decode(w http.ResponseWriter, r *http.Request, v any) error {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
-		return &sitediag.Error{Code: sitediag.CodeUnsupportedMediaType, Status: http.StatusUnsupportedMediaType,
-			Details: "Content-Type must be application/json"}
+		return sitediag.NewError(sitediag.CodeUnsupportedMediaType, nil, "Content-Type must be application/json")
 	}
 	if r.ContentLength > maxBodyBytes {
 		return tooLarge()
@@ -48,8 +46,7 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 }
 
 func tooLarge() error {
-	return &sitediag.Error{Code: sitediag.CodePayloadTooLarge, Status: http.StatusRequestEntityTooLarge,
-		Details: fmt.Sprintf("body is larger than %d bytes", maxBodyBytes)}
+	return sitediag.NewError(sitediag.CodePayloadTooLarge, nil, "body is larger than %d bytes", maxBodyBytes)
 }
 
 // decodeError names the field a JSON error is about.

@@ -70,12 +70,9 @@ func (h *Handler) writeSuccess(w http.ResponseWriter, r *http.Request, resp *res
 func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var e *sitediag.Error
 	if !errors.As(err, &e) {
-		e = &sitediag.Error{Code: sitediag.CodeInternal, Status: http.StatusInternalServerError, Details: "internal error", Err: err}
+		e = sitediag.NewError(sitediag.CodeInternal, err, "internal error")
 	}
-	status := e.Status
-	if status == 0 {
-		status = e.Code.Status()
-	}
+	status := e.Status()
 	if status >= 500 || e.Code == sitediag.CodeTargetNotAllowed {
 		h.log.Warn("operation failed", "id", requestID(r.Context()), "code", e.Code, "err", err)
 	}

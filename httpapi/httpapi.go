@@ -94,15 +94,15 @@ func (h *Handler) routes() *httprouter.Router {
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
 	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		h.writeError(w, req, &sitediag.Error{Code: sitediag.CodeNotFound, Status: http.StatusNotFound, Details: "no operation at " + req.URL.Path})
+		h.writeError(w, req, sitediag.NewError(sitediag.CodeNotFound, nil, "no operation at %s", req.URL.Path))
 	})
 	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		h.writeError(w, req, &sitediag.Error{Code: sitediag.CodeMethodNotAllowed, Status: http.StatusMethodNotAllowed,
-			Details: req.Method + " is not allowed here; allowed: " + w.Header().Get("Allow")})
+		h.writeError(w, req, sitediag.NewError(sitediag.CodeMethodNotAllowed, nil,
+			"%s is not allowed here; allowed: %s", req.Method, w.Header().Get("Allow")))
 	})
 	r.PanicHandler = func(w http.ResponseWriter, req *http.Request, v any) {
 		h.log.Error("panic", "id", requestID(req.Context()), "panic", v)
-		h.writeError(w, req, &sitediag.Error{Code: sitediag.CodeInternal, Status: http.StatusInternalServerError, Details: "internal error"})
+		h.writeError(w, req, sitediag.NewError(sitediag.CodeInternal, nil, "internal error"))
 	}
 
 	r.GET("/livez", h.livez)

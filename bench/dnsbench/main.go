@@ -110,7 +110,7 @@ func run(n int, dig string) error {
 		return err
 	}
 	mismatches := 0
-	for _, t := range dns.RecordTypes {
+	for _, t := range dns.RecordTypes() {
 		out, err := exec.Command(dig, digArgs(t)...).Output()
 		if err != nil {
 			return fmt.Errorf("dig %s: %w", t, err)
@@ -167,7 +167,7 @@ func run(n int, dig string) error {
 		return err
 	}
 	digMedian, err := measure(func() error {
-		for _, t := range dns.RecordTypes {
+		for _, t := range dns.RecordTypes() {
 			if err := exec.Command(dig, digArgs(t)...).Run(); err != nil {
 				return err
 			}
@@ -177,7 +177,7 @@ func run(n int, dig string) error {
 	if err != nil {
 		return err
 	}
-	dig1Median, err := measure(func() error { return exec.Command(dig, digArgs(dns.RecordTypes...)...).Run() })
+	dig1Median, err := measure(func() error { return exec.Command(dig, digArgs(dns.RecordTypes()...)...).Run() })
 	if err != nil {
 		return err
 	}

@@ -33,8 +33,12 @@ const (
 	DefaultWait     = 2 * time.Second
 )
 
-// TCPPorts are the ports the TCP fallback tries, in order.
-var TCPPorts = []uint16{443, 80}
+// tcpPorts are the ports the TCP fallback tries, in order.
+var tcpPorts = []uint16{443, 80}
+
+// TCPPorts returns the ports the TCP fallback tries, in order (a new
+// slice on each call).
+func TCPPorts() []uint16 { return slices.Clone(tcpPorts) }
 
 // Method is how the requests were sent.
 type Method string
@@ -282,7 +286,7 @@ func firstErr(errs ...error) error {
 // one accepts, and later requests keep to the port that did.
 func pingTCP(ctx context.Context, addr netip.Addr, opts Options) (*Result, error) {
 	res := &Result{Method: MethodTCP}
-	ports := TCPPorts
+	ports := tcpPorts
 	var lastErr error
 	sent := 0
 	for seq := range opts.Count {

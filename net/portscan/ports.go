@@ -13,8 +13,12 @@ import (
 // MaxPorts caps how many ports one scan may cover.
 const MaxPorts = 5000
 
-// TopSizes are the sizes of the ranked lists Top serves.
-var TopSizes = []int{50, 100, 500, 1000, 5000}
+// topSizes are the sizes of the ranked lists Top serves.
+var topSizes = []int{50, 100, 500, 1000, 5000}
+
+// TopSizes returns the sizes of the ranked lists Top serves (a new slice
+// on each call).
+func TopSizes() []int { return slices.Clone(topSizes) }
 
 // ErrTopSize means Top was asked for a size not in TopSizes.
 var ErrTopSize = errors.New("portscan: top ports must be one of 50, 100, 500, 1000, 5000")
@@ -29,7 +33,7 @@ type namedPort struct {
 // be one of TopSizes. The ranking comes from nmap's nmap-services
 // frequency data (see topports.go).
 func Top(n int) ([]uint16, error) {
-	if !slices.Contains(TopSizes, n) {
+	if !slices.Contains(topSizes, n) {
 		return nil, ErrTopSize
 	}
 	ports := make([]uint16, n)

@@ -84,7 +84,7 @@ func TestTop(t *testing.T) {
 		}
 		seen[p] = true
 	}
-	for _, n := range TopSizes {
+	for _, n := range TopSizes() {
 		got, err := Top(n)
 		if err != nil || len(got) != n || !slices.Equal(got, all[:n]) {
 			t.Fatalf("Top(%d) = %d ports, %v; want the first %d of the table", n, len(got), err, n)
