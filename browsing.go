@@ -10,6 +10,17 @@ import (
 	"github.com/sitediag/sitediag/internal/target"
 )
 
+// browserNetwork hands the guard's filtering proxies to the browser.
+type browserNetwork struct{ g *guard.Guard }
+
+func (n browserNetwork) ListenProxy(opts browser.ProxyOptions) (browser.Proxy, error) {
+	p, err := n.g.ListenProxy(guard.ProxyOptions(opts))
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
 // pageOptions are the options every browser operation shares, checked.
 type pageOptions struct {
 	job  browser.JobOptions

@@ -9,7 +9,7 @@ import (
 
 	mdns "github.com/miekg/dns"
 
-	"github.com/sitediag/sitediag/net/httpprobe"
+	"github.com/sitediag/sitediag/internal/neterr"
 	"github.com/sitediag/sitediag/net/mtr"
 )
 
@@ -88,7 +88,7 @@ func (c *Client) MTR(ctx context.Context, rawTarget string, opts MTROptions) (*M
 	case errors.Is(err, context.DeadlineExceeded):
 		return nil, NewError(CodeMTRFailed, err, "the trace did not finish in time")
 	case err != nil:
-		return nil, NewError(CodeMTRFailed, err, "no probe could be sent: %s", httpprobe.Why(err))
+		return nil, NewError(CodeMTRFailed, err, "no probe could be sent: %s", neterr.Why(err))
 	}
 	return &MTRResult{Hops: hops, Host: t.Display(), IP: pinned.Addr.String(), Count: count, MaxHops: maxHops}, nil
 }

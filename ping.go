@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/sitediag/sitediag/internal/guard"
-	"github.com/sitediag/sitediag/net/httpprobe"
+	"github.com/sitediag/sitediag/internal/neterr"
 	"github.com/sitediag/sitediag/net/ping"
 )
 
@@ -67,7 +67,7 @@ func (c *Client) Ping(ctx context.Context, rawTarget string, opts PingOptions) (
 	case errors.Is(err, ping.ErrNoMethod):
 		return nil, NewError(CodePingFailed, err, "no ICMP socket may be opened and TCP fallback is unavailable")
 	case err != nil:
-		return nil, NewError(CodePingFailed, err, "no request could be sent: %s", httpprobe.Why(err))
+		return nil, NewError(CodePingFailed, err, "no request could be sent: %s", neterr.Why(err))
 	}
 	return &PingResult{Result: *res, Host: t.Display(), Count: count}, nil
 }

@@ -161,7 +161,7 @@ func New(cfg Config) (*Client, error) {
 		chrome = os.Getenv("SITEDIAG_CHROME_PATH")
 	}
 	pool, err := browser.New(browser.Config{
-		Guard:        g,
+		Network:      browserNetwork{g},
 		Path:         chrome,
 		RemoteURL:    cfg.BrowserURL,
 		MaxJobs:      cfg.MaxBrowserJobs,

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/neterr"
 	"github.com/sitediag/sitediag/net/httpprobe"
 )
 
@@ -125,7 +126,7 @@ func mapHTTPError(err error, failed Code) *Error {
 	case errors.Is(err, context.DeadlineExceeded):
 		return NewError(CodeUnableToConnect, err, "the target did not answer in time")
 	case errors.As(err, &fetchErr):
-		return NewError(CodeUnableToConnect, err, "%s: %s", fetchErr.URL, httpprobe.Why(fetchErr.Err))
+		return NewError(CodeUnableToConnect, err, "%s: %s", fetchErr.URL, neterr.Why(fetchErr.Err))
 	}
 	return NewError(failed, err, "the operation could not be completed")
 }

@@ -16,7 +16,8 @@
 //
 // # Safety
 //
-// The browser reaches the network only through a guard.Proxy: every
+// The browser reaches the network only through the Network's proxies
+// (sitediag passes its SSRF guard): every
 // request a page makes, sub-resources, frames, fetches, WebSockets and
 // workers included, is resolved with sitediag's resolver and checked
 // against the SSRF policy by the proxy, which then dials the checked
@@ -39,8 +40,6 @@ import (
 	"net/url"
 	"sync"
 	"time"
-
-	"github.com/sitediag/sitediag/internal/guard"
 )
 
 // Defaults of Config.
@@ -82,11 +81,11 @@ func (e *UnavailableError) Error() string { return "browser: unavailable: " + e.
 // Unwrap returns the cause.
 func (e *UnavailableError) Unwrap() error { return e.Err }
 
-// Config configures a Pool. Only Guard is required.
+// Config configures a Pool. Only Network is required.
 type Config struct {
-	// Guard applies the SSRF policy to everything the browser loads.
+	// Network applies the SSRF policy to everything the browser loads.
 	// Required.
-	Guard *guard.Guard
+	Network Network
 	// Path is the Chromium binary (see Find). If empty, chromium,
 	// chromium-browser and google-chrome are looked up on PATH.
 	Path string
@@ -133,8 +132,8 @@ type Pool struct {
 
 // New returns a pool; no browser starts until the first job.
 func New(cfg Config) (*Pool, error) {
-	if cfg.Guard == nil {
-		return nil, errors.New("browser: Config.Guard is required")
+	if cfg.Network == nil {
+		return nil, errors.New("browser: Config.Network is required")
 	}
 	if cfg.RemoteURL != "" {
 		if _, err := url.Parse(cfg.RemoteURL); err != nil {
@@ -209,7 +208,7 @@ func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Cont
 		}
 	}()
 
-	j, err := in.start(ctx, p.cfg.Guard, opts, cancel)
+	j, err := in.start(ctx, p.cfg.Network, opts, cancel)
 	p.prepareSpare(ctx, in)
 	if err == nil {
 		err = fn(ctx, j)
@@ -242,7 +241,7 @@ func (p *Pool) prepareSpare(ctx context.Context, in *instance) {
 		return
 	}
 	p.bg.Add(1)
-	if !in.prepareSpare(ctx, p.cfg.Guard, p.bg.Done) {
+	if !in.prepareSpare(ctx, p.cfg.Network, p.bg.Done) {
 		p.bg.Done()
 	}
 }

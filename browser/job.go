@@ -12,8 +12,6 @@ import (
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
-
-	"github.com/sitediag/sitediag/internal/guard"
 )
 
 // Waits while a page loads. Each is capped by the job's deadline too.
@@ -58,7 +56,7 @@ type Job struct {
 	inst      *instance
 	opts      JobOptions
 	view      Viewport
-	proxy     *guard.Proxy
+	proxy     Proxy
 	contextID proto.BrowserBrowserContextID
 	targetID  proto.TargetTargetID
 	page      *rod.Page
@@ -76,7 +74,7 @@ type Job struct {
 // start gives a job its page: the instance's spare when the job needs no
 // upstream proxy, else a new one; then it applies opts. cancel ends the
 // job (with ErrCrashed when its page crashes).
-func (in *instance) start(ctx context.Context, g *guard.Guard, opts JobOptions, cancel context.CancelCauseFunc) (*Job, error) {
+func (in *instance) start(ctx context.Context, g Network, opts JobOptions, cancel context.CancelCauseFunc) (*Job, error) {
 	if opts.Upstream == nil {
 		if j := in.takeSpare(); j != nil {
 			if err := j.adopt(ctx, opts, cancel); err == nil {
@@ -99,10 +97,10 @@ func (in *instance) start(ctx context.Context, g *guard.Guard, opts JobOptions, 
 // open creates a blank page in a new browser context behind a new
 // filtering proxy (chained to upstream when set). The page's events are
 // followed until the job closes, ctx ends or the page goes.
-func (in *instance) open(ctx context.Context, g *guard.Guard, upstream *url.URL) (_ *Job, err error) {
+func (in *instance) open(ctx context.Context, g Network, upstream *url.URL) (_ *Job, err error) {
 	ctx, stop := context.WithCancel(ctx)
 	j := &Job{inst: in, loopDone: make(chan struct{}), state: newPageState(), stopPage: stop}
-	if j.proxy, err = g.ListenProxy(guard.ProxyOptions{Upstream: upstream, Block: j.blockedHost}); err != nil {
+	if j.proxy, err = g.ListenProxy(ProxyOptions{Upstream: upstream, Block: j.blockedHost}); err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -241,8 +239,8 @@ type Stats struct {
 
 // Stats returns the counts so far.
 func (j *Job) Stats() Stats {
-	s := j.proxy.Stats()
-	return Stats{Refused: s.Refused, Blocked: s.Blocked}
+	refused, blocked := j.proxy.Counts()
+	return Stats{Refused: refused, Blocked: blocked}
 }
 
 // Page returns the job's page for what this package does not wrap,
@@ -431,7 +429,7 @@ type Visit struct {
 // Load navigates the page to target and waits for it: the load event (at
 // most 30 s), then a quiet network (at most 3 s), then the options.
 // Errors: a *NavigationError when the main document could not be loaded
-// (its Err is guard.ErrNotAllowed when the policy refused it, a redirect
+// (its Err wraps ErrNotAllowed when the policy refused it, a redirect
 // included), ErrCrashed, or a *StepError.
 func (j *Job) Load(ctx context.Context, target string, opts LoadOptions) (*Visit, error) {
 	if u, err := url.Parse(target); err == nil {

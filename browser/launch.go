@@ -61,7 +61,7 @@ type LaunchOptions struct {
 	// Path is the Chromium binary, as Find returns it. Required.
 	Path string
 	// ProxyURL is the filtering proxy that every request of the browser
-	// goes through (a guard.Proxy's URL on loopback). Required: Launch
+	// goes through (a Network proxy's URL on loopback). Required: Launch
 	// never starts a browser with direct network access.
 	ProxyURL string
 }

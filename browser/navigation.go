@@ -4,8 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/sitediag/sitediag/internal/guard"
-	"github.com/sitediag/sitediag/net/httpprobe"
+	"github.com/sitediag/sitediag/internal/neterr"
 )
 
 // NavigationError means the page's main document could not be loaded:
@@ -17,9 +16,9 @@ type NavigationError struct {
 	// Reason is Chromium's network error (net::ERR_NAME_NOT_RESOLVED,
 	// …); empty when the document arrived but was the proxy's refusal.
 	Reason string
-	// Err is what the job's proxy saw for that document's host:
-	// guard.ErrNotAllowed, guard.ErrBlocked, a *guard.ResolveError or a
-	// dial error; or the context's error for a navigation that timed
+	// Err is what the job's proxy saw for that document's host
+	// (Proxy.Failure): ErrNotAllowed, ErrBlocked, a resolution or a dial
+	// error; or the context's error for a navigation that timed
 	// out. Nil when the proxy served it.
 	Err error
 }
@@ -34,12 +33,12 @@ func (e *NavigationError) Unwrap() error { return e.Err }
 // Why says in a few words why the document did not load.
 func (e *NavigationError) Why() string {
 	switch {
-	case errors.Is(e.Err, guard.ErrNotAllowed):
+	case errors.Is(e.Err, ErrNotAllowed):
 		return "not allowed"
-	case errors.Is(e.Err, guard.ErrBlocked):
+	case errors.Is(e.Err, ErrBlocked):
 		return "blocked as an ad or tracker host"
 	case e.Err != nil:
-		return httpprobe.Why(e.Err)
+		return neterr.Why(e.Err)
 	}
 	switch reason := strings.TrimPrefix(e.Reason, "net::"); reason {
 	case "ERR_NAME_NOT_RESOLVED", "ERR_NAME_RESOLUTION_FAILED":

@@ -238,7 +238,7 @@ func TestBusyWhenTheQueueIsFull(t *testing.T) {
 
 func TestRemoteBrowser(t *testing.T) {
 	e := newEnv(t, Config{})
-	deny, err := e.pool.cfg.Guard.ListenProxy(guard.ProxyOptions{RefuseAll: true})
+	deny, err := e.pool.cfg.Network.ListenProxy(ProxyOptions{RefuseAll: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func TestRemoteBrowser(t *testing.T) {
 	}
 	defer proc.Close()
 	u, _ := url.Parse(proc.ControlURL)
-	remote, err := New(Config{Guard: e.pool.cfg.Guard, RemoteURL: "http://" + u.Host})
+	remote, err := New(Config{Network: e.pool.cfg.Network, RemoteURL: "http://" + u.Host})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,8 +282,8 @@ func TestRemoteBrowser(t *testing.T) {
 }
 
 func TestMissingChromium(t *testing.T) {
-	g := guard.New(nil, guard.NewPolicy([]netip.Prefix{}))
-	pool, err := New(Config{Guard: g, Path: "/nonexistent/chromium"})
+	g := guardNetwork{guard.New(nil, guard.NewPolicy([]netip.Prefix{}))}
+	pool, err := New(Config{Network: g, Path: "/nonexistent/chromium"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,8 +329,8 @@ func TestSilentRemoteBrowserTimesOut(t *testing.T) {
 			defer c.Close()
 		}
 	}()
-	g := guard.New(nil, guard.NewPolicy([]netip.Prefix{}))
-	pool, err := New(Config{Guard: g, RemoteURL: "ws://" + ln.Addr().String() + "/devtools/browser/x", JobTimeout: 200 * time.Millisecond})
+	g := guardNetwork{guard.New(nil, guard.NewPolicy([]netip.Prefix{}))}
+	pool, err := New(Config{Network: g, RemoteURL: "ws://" + ln.Addr().String() + "/devtools/browser/x", JobTimeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,8 +355,8 @@ func TestSilentRemoteBrowserTimesOut(t *testing.T) {
 // browser: the pool stays ready.
 func TestCancelledStartKeepsThePoolReady(t *testing.T) {
 	needChromium(t)
-	g := guard.New(nil, guard.NewPolicy([]netip.Prefix{}))
-	pool, err := New(Config{Guard: g, Path: os.Getenv("SITEDIAG_CHROME_PATH")})
+	g := guardNetwork{guard.New(nil, guard.NewPolicy([]netip.Prefix{}))}
+	pool, err := New(Config{Network: g, Path: os.Getenv("SITEDIAG_CHROME_PATH")})
 	if err != nil {
 		t.Fatal(err)
 	}

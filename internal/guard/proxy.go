@@ -159,6 +159,13 @@ func (p *Proxy) Stats() ProxyStats {
 	return p.stats
 }
 
+// Counts returns how many requests the policy refused and how many
+// ProxyOptions.Block refused so far.
+func (p *Proxy) Counts() (refused, blocked int) {
+	s := p.Stats()
+	return s.Refused, s.Blocked
+}
+
 // Failure returns why the last request to host:port was refused or could
 // not be served: ErrNotAllowed, ErrBlocked, a *ResolveError or a dial
 // error. It is nil when that request went through or none was made. The

@@ -16,7 +16,7 @@ import (
 )
 
 // DialFunc connects to address (host:port) over network.
-type DialFunc func(ctx context.Context, network, address string) (net.Conn, error)
+type DialFunc = func(ctx context.Context, network, address string) (net.Conn, error)
 
 // ProxyError means the operator's proxy could not be used: it could not
 // be reached, its TLS handshake failed, or it refused our credentials.

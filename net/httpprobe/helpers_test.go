@@ -1,12 +1,13 @@
 package httpprobe_test
 
 import (
-	"github.com/sitediag/sitediag/internal/porttest"
 	"net"
 	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"testing"
+
+	"github.com/sitediag/sitediag/internal/porttest"
 )
 
 // siteURL is srv's URL with its host replaced by site.test.

@@ -10,9 +10,12 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/sitediag/sitediag/internal/guard"
 )
 
 // MaxRedirects is how many redirects a walk follows; one more is
@@ -25,6 +28,15 @@ const userAgent = "Mozilla/5.0 (compatible; sitediag/1.0; +https://github.com/si
 // ErrTooManyRedirects means a walk met a loop or more than MaxRedirects
 // redirects.
 var ErrTooManyRedirects = errors.New("httpprobe: too many redirects")
+
+// ErrNotAllowed is what a request refused by sitediag's SSRF policy
+// wraps: errors.Is(err, ErrNotAllowed) holds for the errors of a client
+// or dialer built by sitediag that refused an address.
+var ErrNotAllowed = guard.ErrNotAllowed
+
+// DialFunc connects to address ("host:port") over network, the shape of
+// net.Dialer.DialContext. sitediag passes its guarded dialer.
+type DialFunc = func(ctx context.Context, network, address string) (net.Conn, error)
 
 // Header is one response header line, with its name in lower case.
 type Header struct {

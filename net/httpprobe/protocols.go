@@ -52,7 +52,7 @@ type ProtocolSupport struct {
 }
 
 // UDP is what the HTTP/3 probe needs of the guard: resolution to allowed
-// addresses and a socket that sends only to them (*guard.Guard).
+// addresses and a socket that sends only to them (sitediag's guard).
 type UDP interface {
 	Resolve(ctx context.Context, host string) ([]netip.Addr, error)
 	ListenPacket(ctx context.Context) (net.PacketConn, error)
@@ -78,7 +78,7 @@ type ProtocolOptions struct {
 // A probe the site does not answer is a false finding. The error is a
 // *FetchError when no TCP probe could connect at all, or the guard's
 // refusal.
-func Protocols(ctx context.Context, dial guard.DialFunc, udp UDP, target *url.URL, opts ProtocolOptions) (*ProtocolSupport, error) {
+func Protocols(ctx context.Context, dial DialFunc, udp UDP, target *url.URL, opts ProtocolOptions) (*ProtocolSupport, error) {
 	timeout := opts.Timeout
 	if timeout <= 0 {
 		timeout = DefaultProbeTimeout
@@ -117,8 +117,8 @@ func Protocols(ctx context.Context, dial guard.DialFunc, udp UDP, target *url.UR
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if errors.Is(errs[0], guard.ErrNotAllowed) {
-			return nil, guard.ErrNotAllowed
+		if errors.Is(errs[0], ErrNotAllowed) {
+			return nil, ErrNotAllowed
 		}
 		return nil, &FetchError{URL: target.String(), Err: errs[0]}
 	}
@@ -155,7 +155,7 @@ func hostPort(target *url.URL) string {
 // dialApp connects to target, with TLS offering alpn for https. The
 // connection closes when ctx ends. An error here means the site could
 // not be reached at all.
-func dialApp(ctx context.Context, dial guard.DialFunc, target *url.URL, alpn ...string) (net.Conn, error) {
+func dialApp(ctx context.Context, dial DialFunc, target *url.URL, alpn ...string) (net.Conn, error) {
 	conn, err := dial(ctx, "tcp", hostPort(target))
 	if err != nil {
 		return nil, err
@@ -175,7 +175,7 @@ func dialApp(ctx context.Context, dial guard.DialFunc, target *url.URL, alpn ...
 }
 
 // probeHTTP1 sends one GET as HTTP/1.<minor> on its own connection.
-func probeHTTP1(ctx context.Context, dial guard.DialFunc, target *url.URL, minor int) (bool, []string, error) {
+func probeHTTP1(ctx context.Context, dial DialFunc, target *url.URL, minor int) (bool, []string, error) {
 	conn, err := dialApp(ctx, dial, target, "http/1.1")
 	if err != nil {
 		return false, nil, err
@@ -206,7 +206,7 @@ var errNoH2 = errors.New("httpprobe: h2 not negotiated")
 // knowledge (http), and sends one GET. The connection is made by dialApp
 // on dial, so it is guarded as every other probe's; net/http speaks
 // HTTP/2 over it.
-func probeHTTP2(ctx context.Context, dial guard.DialFunc, target *url.URL) (bool, []string, error) {
+func probeHTTP2(ctx context.Context, dial DialFunc, target *url.URL) (bool, []string, error) {
 	var dialErr error
 	connect := func(ctx context.Context, _, _ string) (net.Conn, error) {
 		conn, err := dialApp(ctx, dial, target, "h2", "http/1.1")

@@ -18,8 +18,8 @@ const maxHeadBytes = 64 << 10
 // included. Header names are in lower case and in the order the server
 // sent them; repeated headers stay separate, and Location is as served.
 //
-// newClient builds a client with the given connection wrapper (see
-// guard.HTTPOptions.WrapConn); it is called once. A loop or more than
+// newClient builds a client whose transport passes every connection it
+// makes through wrap; it is called once. A loop or more than
 // MaxRedirects redirects gives ErrTooManyRedirects; a hop that gets no
 // response gives a *FetchError.
 func RedirectChain(ctx context.Context, newClient func(wrap func(net.Conn) net.Conn) Doer, target *url.URL) ([]Hop, error) {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/neterr"
 )
 
 // UpResult says whether a site answered, and how.
@@ -33,7 +34,7 @@ func Up(ctx context.Context, client Doer, target *url.URL, follow bool) (*UpResu
 		if blocking(fetchErr.Err) {
 			return nil, fetchErr.Err
 		}
-		return &UpResult{ReasonPhrase: Why(fetchErr.Err), FinalURL: fetchErr.URL}, nil
+		return &UpResult{ReasonPhrase: neterr.Why(fetchErr.Err), FinalURL: fetchErr.URL}, nil
 	case err != nil:
 		return nil, err
 	}

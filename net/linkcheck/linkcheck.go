@@ -23,8 +23,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/htmlx"
+	"github.com/sitediag/sitediag/internal/neterr"
 	"github.com/sitediag/sitediag/internal/target"
 	"github.com/sitediag/sitediag/net/httpprobe"
 )
@@ -116,7 +116,7 @@ type Report struct {
 // status does not matter (an error page's links are checked too); a page
 // that is not HTML has no links. The error is the page's
 // (httpprobe.ErrTooManyRedirects, or a *httpprobe.FetchError, which
-// wraps guard.ErrNotAllowed for a refused page), or ErrUnfinished.
+// wraps httpprobe.ErrNotAllowed for a refused page), or ErrUnfinished.
 func CheckPage(ctx context.Context, client httpprobe.Doer, page *url.URL, opts Options) (*Report, error) {
 	maxBytes := opts.MaxPageBytes
 	if maxBytes <= 0 {
@@ -127,13 +127,15 @@ func CheckPage(ctx context.Context, client httpprobe.Doer, page *url.URL, opts O
 		return nil, err
 	}
 	report := &Report{URL: doc.URL.String(), PageTruncated: doc.Truncated}
-	var links []htmlx.Link
+	var links []Link
 	if isHTML(doc.Header.Get("Content-Type")) {
 		parsed, err := htmlx.Parse(bytes.NewReader(doc.Body))
 		if err != nil {
 			return nil, err
 		}
-		links = htmlx.Links(parsed, doc.URL)
+		for _, l := range htmlx.Links(parsed, doc.URL) {
+			links = append(links, Link{URL: l.URL, Kind: l.Kind})
+		}
 	}
 	report.Found = len(links)
 	maxLinks := opts.MaxLinks
@@ -161,11 +163,19 @@ func isHTML(contentType string) bool {
 	return err == nil && (mt == "text/html" || mt == "application/xhtml+xml")
 }
 
+// Link is a link to check.
+type Link struct {
+	// URL is absolute, http or https.
+	URL *url.URL
+	// Kind is the name of the element it was found on ("a", "img", …).
+	Kind string
+}
+
 // Check checks links with client, concurrently within opts' bounds, and
 // returns one Result per link in the same order. Per-link failures are
 // results; the error is ErrUnfinished when ctx ended before every link
 // was checked.
-func Check(ctx context.Context, client httpprobe.Doer, links []htmlx.Link, opts Options) ([]Result, error) {
+func Check(ctx context.Context, client httpprobe.Doer, links []Link, opts Options) ([]Result, error) {
 	concurrency, perHost, timeout := opts.Concurrency, opts.PerHost, opts.LinkTimeout
 	if concurrency <= 0 {
 		concurrency = DefaultConcurrency
@@ -201,7 +211,7 @@ func Check(ctx context.Context, client httpprobe.Doer, links []htmlx.Link, opts 
 
 // checkLink sends HEAD, then GET when HEAD is refused (405, 501) or gets
 // no response.
-func checkLink(ctx context.Context, client httpprobe.Doer, link htmlx.Link, follow bool) Result {
+func checkLink(ctx context.Context, client httpprobe.Doer, link Link, follow bool) Result {
 	res := Result{Link: link.URL.String(), Kind: link.Kind}
 	t, err := target.ParseURL(res.Link)
 	if err != nil {
@@ -210,7 +220,7 @@ func checkLink(ctx context.Context, client httpprobe.Doer, link htmlx.Link, foll
 		return res
 	}
 	hop, err := httpprobe.Status(ctx, client, http.MethodHead, t.URL, follow)
-	if (err != nil && !errors.Is(err, guard.ErrNotAllowed) && ctx.Err() == nil) ||
+	if (err != nil && !errors.Is(err, httpprobe.ErrNotAllowed) && ctx.Err() == nil) ||
 		hop.Status == http.StatusMethodNotAllowed || hop.Status == http.StatusNotImplemented {
 		hop, err = httpprobe.Status(ctx, client, http.MethodGet, t.URL, follow)
 	}
@@ -220,14 +230,14 @@ func checkLink(ctx context.Context, client httpprobe.Doer, link htmlx.Link, foll
 	}
 	var netErr net.Error
 	switch {
-	case errors.Is(err, guard.ErrNotAllowed):
+	case errors.Is(err, httpprobe.ErrNotAllowed):
 		res.Error = ErrorNotAllowed
 	case errors.Is(err, httpprobe.ErrTooManyRedirects):
 		res.Error = "too many redirects"
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		res.Error, res.TimedOut = "timed out", true
 	default:
-		res.Error = httpprobe.Why(err)
+		res.Error = neterr.Why(err)
 	}
 	return res
 }

@@ -17,7 +17,6 @@ import (
 
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardtest"
-	"github.com/sitediag/sitediag/internal/htmlx"
 	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/net/httpprobe"
 	"github.com/sitediag/sitediag/net/linkcheck"
@@ -230,7 +229,7 @@ func TestCheckBounds(t *testing.T) {
 	}))
 	defer srv.Close()
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
-	var links []htmlx.Link
+	var links []linkcheck.Link
 	for i := range 20 {
 		for _, host := range []string{"a.test", "b.test"} {
 			links = append(links, link(fmt.Sprintf("http://%s:%s/%d", host, port, i)))
@@ -261,7 +260,7 @@ func raise(peak *atomic.Int32, n int32) {
 	}
 }
 
-func link(raw string) htmlx.Link {
+func link(raw string) linkcheck.Link {
 	u, _ := url.Parse(raw)
-	return htmlx.Link{URL: u, Kind: "a", Attr: "href"}
+	return linkcheck.Link{URL: u, Kind: "a"}
 }

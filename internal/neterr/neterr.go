@@ -1,4 +1,8 @@
-package httpprobe
+// Package neterr says in a few words, for people to read, why a network
+// operation failed: "name not resolved", "connection refused", "timed
+// out", …. Every probe that reports a failure as text uses it, so the
+// same cause reads the same everywhere.
+package neterr
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package httpprobe_test
+package neterr_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/sitediag/sitediag/internal/guard"
-	"github.com/sitediag/sitediag/net/httpprobe"
+	"github.com/sitediag/sitediag/internal/neterr"
 )
 
 func TestWhy(t *testing.T) {
@@ -31,7 +31,7 @@ func TestWhy(t *testing.T) {
 		{guard.ErrBodyTooLarge, "response too large"},
 		{errors.New("something else"), "connection failed"},
 	} {
-		if got := httpprobe.Why(tc.err); got != tc.want {
+		if got := neterr.Why(tc.err); got != tc.want {
 			t.Errorf("Why(%v) = %q, want %q", tc.err, got, tc.want)
 		}
 	}

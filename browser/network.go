@@ -1,0 +1,55 @@
+package browser
+
+import (
+	"net/url"
+
+	"github.com/sitediag/sitediag/internal/guard"
+)
+
+// Network is the browser's only way out: filtering HTTP proxies on this
+// host's loopback that every request of a page goes through, and that
+// decide what may be reached. sitediag's Client passes its SSRF guard;
+// an embedder may pass any proxy that applies its own policy.
+type Network interface {
+	// ListenProxy starts a proxy on loopback shaped by opts.
+	ListenProxy(opts ProxyOptions) (Proxy, error)
+}
+
+// ProxyOptions shape one proxy. The zero value applies the Network's
+// policy and connects directly.
+type ProxyOptions struct {
+	// Upstream is a proxy that every allowed request is tunnelled
+	// through (a country proxy). Nil means direct connections.
+	Upstream *url.URL
+	// Block, if set, refuses every host it returns true for (ad and
+	// tracker hosts), counted as blocked. Nil blocks nothing.
+	Block func(host string) bool
+	// RefuseAll refuses every request: the browser-wide proxy, for
+	// traffic that belongs to no job.
+	RefuseAll bool
+}
+
+// Proxy is a running proxy of a Network.
+type Proxy interface {
+	// URL is the proxy's address for the browser's proxy setting
+	// (http://127.0.0.1:port).
+	URL() string
+	// Counts returns how many requests the policy refused and how many
+	// ProxyOptions.Block refused so far.
+	Counts() (refused, blocked int)
+	// Failure returns why the last request to host:port was not served
+	// (an error wrapping ErrNotAllowed or ErrBlocked, or the resolution
+	// or dial error), or nil.
+	Failure(host string, port uint16) error
+	// Close stops the proxy and cuts its connections.
+	Close() error
+}
+
+// Refusals a Proxy's Failure reports. They are the values sitediag's
+// guard returns, so errors.Is works on what it wraps.
+var (
+	// ErrNotAllowed means the network policy refused the address.
+	ErrNotAllowed = guard.ErrNotAllowed
+	// ErrBlocked means ProxyOptions.Block refused the host.
+	ErrBlocked = guard.ErrBlocked
+)
