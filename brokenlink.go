@@ -3,9 +3,7 @@ package sitediag
 import (
 	"context"
 	"errors"
-	"fmt"
 
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/net/linkcheck"
 )
 
@@ -21,13 +19,9 @@ const (
 // BrokenLinkOptions are the options of BrokenLink. The zero value follows
 // redirects.
 type BrokenLinkOptions struct {
-	// NoFollowRedirect reports the first response of the page and of
-	// each link, redirects (3xx) included, instead of following up to 10
-	// redirects.
-	NoFollowRedirect bool
-	// ProxyCountry routes the requests through the proxy configured for
-	// that country code. Empty means direct.
-	ProxyCountry string
+	// RequestOptions: unfollowed, the page's and each link's first
+	// response is reported, redirects (3xx) included.
+	RequestOptions
 }
 
 // LinkResult is one link: its absolute URL, its HTTP status (0 when no
@@ -59,19 +53,6 @@ type BrokenLinkResult struct {
 	RequestInfo
 }
 
-// Message is the API's message: "Found 3 broken links out of 12." (the
-// links counted as Broken or ServerError) or "No broken links found.".
-func (r *BrokenLinkResult) Message() string {
-	bad := r.Summary.Broken + r.Summary.ServerError
-	switch bad {
-	case 0:
-		return "No broken links found."
-	case 1:
-		return fmt.Sprintf("Found 1 broken link out of %d.", r.Summary.Total)
-	}
-	return fmt.Sprintf("Found %d broken links out of %d.", bad, r.Summary.Total)
-}
-
 // BrokenLink fetches the page at rawURL and checks every link on it (a,
 // area, img and srcset, script, link except preconnect and dns-prefetch,
 // iframe, frame, source, video, audio, track, object), concurrently, HEAD
@@ -83,33 +64,30 @@ func (r *BrokenLinkResult) Message() string {
 // CodeBrokenLinkCheckFailed (such as when not every link could be checked
 // within the operation's time).
 func (c *Client) BrokenLink(ctx context.Context, rawURL string, opts BrokenLinkOptions) (*BrokenLinkResult, error) {
-	t, proxy, err := c.httpTarget(rawURL, opts.ProxyCountry)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	client := c.guard.NewHTTPClient(guard.HTTPOptions{Proxy: proxy})
-	defer client.CloseIdleConnections()
-	follow := !opts.NoFollowRedirect
-	report, err := linkcheck.CheckPage(ctx, client, t.URL, linkcheck.Options{Follow: follow})
-	switch {
-	case errors.Is(err, linkcheck.ErrUnfinished):
-		return nil, NewError(CodeBrokenLinkCheckFailed, err, "not every link could be checked in time")
-	case err != nil:
-		return nil, mapProbeError(err, CodeBrokenLinkCheckFailed)
-	}
-	links := report.Results
-	if links == nil {
-		links = []LinkResult{}
-	}
-	return &BrokenLinkResult{
-		Links:       links,
-		Summary:     report.Summary,
-		LinksFound:  report.Found,
-		Host:        t.Display(),
-		RequestInfo: RequestInfo{URL: t.URL.String(), RedirectedURL: report.URL, FollowRedirect: follow, ProxyCountry: opts.ProxyCountry},
-	}, nil
+	op := httpOp{failed: CodeBrokenLinkCheckFailed, follow: true}
+	return runHTTP(ctx, c, rawURL, opts.RequestOptions, op, func(ctx context.Context, r *httpRequest) (*BrokenLinkResult, error) {
+		client := c.client(r)
+		defer client.CloseIdleConnections()
+		report, err := linkcheck.CheckPage(ctx, client, r.target.URL, linkcheck.Options{Follow: r.info.FollowRedirect})
+		switch {
+		case errors.Is(err, linkcheck.ErrUnfinished):
+			return nil, NewError(CodeBrokenLinkCheckFailed, err, "not every link could be checked in time")
+		case err != nil:
+			return nil, err
+		}
+		links := report.Results
+		if links == nil {
+			links = []LinkResult{}
+		}
+		r.info.RedirectedURL = report.URL
+		return &BrokenLinkResult{
+			Links:       links,
+			Summary:     report.Summary,
+			LinksFound:  report.Found,
+			Host:        r.target.Display(),
+			RequestInfo: r.info,
+		}, nil
+	})
 }
 
 // BrokenLink calls Client.BrokenLink on the default client.

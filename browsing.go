@@ -21,25 +21,117 @@ func (n browserNetwork) ListenProxy(opts browser.ProxyOptions) (browser.Proxy, e
 	return p, nil
 }
 
-// pageOptions are the options every browser operation shares, checked.
-type pageOptions struct {
-	job  browser.JobOptions
-	load browser.LoadOptions
+// PageOptions are the options every browser operation shares; each
+// operation's options embed them. Their JSON names are the API's. The zero value is a desktop page loaded
+// directly with the operation's documented defaults.
+type PageOptions struct {
+	// Device is "desktop" (1366×768) or "mobile" (390×844 at 3×, touch,
+	// mobile user agent). Empty means desktop.
+	Device string `json:"device"`
+	// ProxyCountry loads the page through the proxy configured for that
+	// country. Empty means direct.
+	ProxyCountry string `json:"proxyCountry"`
+	// BlockAds refuses requests to ad and tracker hosts
+	// (browser.IsAdHost), counted apart from the SSRF policy's refusals.
+	BlockAds Toggle `json:"blockAds"`
+	// HideCookieBanners hides the common consent platforms' banners and
+	// restores scrolling.
+	HideCookieBanners Toggle `json:"hideCookie"`
+	// SkipCaptcha waits, for a bounded time, for a bot challenge page to
+	// clear by itself. It never solves one.
+	SkipCaptcha Toggle `json:"skipCaptcha"`
 }
 
-// newPageOptions checks device and proxyCountry and sets up the job.
-func (c *Client) newPageOptions(device, proxyCountry string) (pageOptions, error) {
-	var po pageOptions
-	d := browser.Device(device)
-	if !d.Valid() {
-		return po, InvalidParameter("device", "must be desktop or mobile")
-	}
-	upstream, err := c.proxyFor(proxyCountry)
+// PageSettings are PageOptions resolved, defaults filled in: what a
+// browser operation ran with, which its result carries and the API
+// echoes in meta.
+type PageSettings struct {
+	Device       string `json:"device"`
+	ProxyCountry string `json:"proxyCountry,omitempty"`
+	BlockAds     bool   `json:"blockAds"`
+	HideCookie   bool   `json:"hideCookie"`
+	SkipCaptcha  bool   `json:"skipCaptcha"`
+}
+
+// PageVisit is what every browser operation's result says of the page
+// it loaded.
+type PageVisit struct {
+	// URL is the target as requested (normalised).
+	URL string `json:"url"`
+	// RedirectedURL is the page's final URL, redirects followed.
+	RedirectedURL string `json:"redirectedURL"`
+	// BlockedRequests counts what the page tried to load that the SSRF
+	// policy refused.
+	BlockedRequests int `json:"blockedRequests"`
+}
+
+// pageDefaults are an operation's defaults for the PageOptions toggles.
+type pageDefaults struct {
+	blockAds, hideCookie, skipCaptcha bool
+}
+
+// page is a browser operation's job, checked and resolved.
+type page struct {
+	target   *target.Target
+	job      browser.JobOptions
+	load     browser.LoadOptions
+	settings PageSettings
+}
+
+// newPage checks rawURL and opts and resolves them with def.
+func (c *Client) newPage(rawURL string, opts PageOptions, def pageDefaults) (*page, error) {
+	t, err := parseURL(rawURL)
 	if err != nil {
-		return po, err
+		return nil, err
 	}
-	po.job = browser.JobOptions{Device: d, Upstream: upstream}
-	return po, nil
+	d := browser.Device(opts.Device)
+	if !d.Valid() {
+		return nil, InvalidParameter("device", "must be desktop or mobile")
+	}
+	upstream, err := c.proxyFor(opts.ProxyCountry)
+	if err != nil {
+		return nil, err
+	}
+	p := &page{
+		target: t,
+		settings: PageSettings{
+			Device:       deviceName(d),
+			ProxyCountry: opts.ProxyCountry,
+			BlockAds:     opts.BlockAds.Or(def.blockAds),
+			HideCookie:   opts.HideCookieBanners.Or(def.hideCookie),
+			SkipCaptcha:  opts.SkipCaptcha.Or(def.skipCaptcha),
+		},
+	}
+	p.job = browser.JobOptions{Device: d, Upstream: upstream, BlockAds: p.settings.BlockAds}
+	p.load = browser.LoadOptions{HideCookieBanners: p.settings.HideCookie, WaitForChallenge: p.settings.SkipCaptcha}
+	return p, nil
+}
+
+// visit runs use on p's page in a browser job, once it has loaded, and
+// returns what the job saw of it. use may be nil.
+func (c *Client) visit(ctx context.Context, p *page, use func(ctx context.Context, j *browser.Job) error) (PageVisit, error) {
+	pv := PageVisit{URL: p.target.URL.String()}
+	err := c.browser.Do(ctx, p.job, func(ctx context.Context, j *browser.Job) error {
+		v, err := c.load(ctx, j, p)
+		if err != nil {
+			return err
+		}
+		pv.RedirectedURL = v.URL
+		if use != nil {
+			err = use(ctx, j)
+		}
+		pv.BlockedRequests = j.Stats().Refused
+		return err
+	})
+	return pv, err
+}
+
+// load checks p's target and loads it in j.
+func (c *Client) load(ctx context.Context, j *browser.Job, p *page) (*browser.Visit, error) {
+	if err := c.checkPage(ctx, p.target); err != nil {
+		return nil, err
+	}
+	return j.Load(ctx, p.target.URL.String(), p.load)
 }
 
 // deviceName is the device's name for meta.

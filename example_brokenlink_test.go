@@ -32,13 +32,13 @@ func ExampleClient_BrokenLink() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(res.Message())
+	fmt.Println(res.Summary.Broken, "broken of", res.Summary.Total)
 	for _, l := range res.Links {
 		fmt.Println(l.Status, strings.TrimPrefix(l.Link, site.URL))
 	}
 	fmt.Printf("%+v\n", res.Summary)
 	// Output:
-	// Found 1 broken link out of 3.
+	// 1 broken of 3
 	// 200 /about
 	// 200 /logo.png
 	// 404 /old-page

@@ -38,7 +38,7 @@ func ExampleClient_URL2PDF() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(string(pdf[:5]), res.Format, res.Orientation, res.Margin.Top, "mm")
+	fmt.Println(string(pdf[:5]), res.Settings.Format, res.Settings.Orientation, res.Settings.Margin.Top, "mm")
 }
 
 // Options and the URL are checked before any browser is involved, so

@@ -9,12 +9,7 @@ import (
 // HTTPHeaderOptions are the options of HTTPHeader. The zero value reports
 // the first response, without following redirects.
 type HTTPHeaderOptions struct {
-	// FollowRedirect follows up to 10 redirects and reports the final
-	// response's headers.
-	FollowRedirect bool
-	// ProxyCountry routes the requests through the proxy configured for
-	// that country code. Empty means direct.
-	ProxyCountry string
+	RequestOptions
 }
 
 // HTTPHeaderResult is a response's headers. Headers is the API's data;
@@ -34,28 +29,21 @@ type HTTPHeaderResult struct {
 // CodeTargetNotAllowed, CodeUnableToConnect (not resolved, refused, timed
 // out, or a redirect loop), CodeHTTPHeaderFailed.
 func (c *Client) HTTPHeader(ctx context.Context, rawURL string, opts HTTPHeaderOptions) (*HTTPHeaderResult, error) {
-	t, proxy, err := c.httpTarget(rawURL, opts.ProxyCountry)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	newClient, closeClient := c.recordingClient(proxy)
-	defer closeClient()
-	hops, err := httpprobe.Headers(ctx, newClient, t.URL, opts.FollowRedirect)
-	if err != nil {
-		return nil, mapProbeError(err, CodeHTTPHeaderFailed)
-	}
-	last := hops[len(hops)-1]
-	headers := last.Headers
-	if headers == nil {
-		headers = []Header{}
-	}
-	return &HTTPHeaderResult{
-		Headers:     headers,
-		StatusCode:  last.Status,
-		RequestInfo: RequestInfo{URL: t.URL.String(), RedirectedURL: last.URL, FollowRedirect: opts.FollowRedirect, ProxyCountry: opts.ProxyCountry},
-	}, nil
+	return runHTTP(ctx, c, rawURL, opts.RequestOptions, httpOp{failed: CodeHTTPHeaderFailed}, func(ctx context.Context, r *httpRequest) (*HTTPHeaderResult, error) {
+		newClient, closeClient := c.recordingClient(r.proxy)
+		defer closeClient()
+		hops, err := httpprobe.Headers(ctx, newClient, r.target.URL, r.info.FollowRedirect)
+		if err != nil {
+			return nil, err
+		}
+		last := hops[len(hops)-1]
+		headers := last.Headers
+		if headers == nil {
+			headers = []Header{}
+		}
+		r.info.RedirectedURL = last.URL
+		return &HTTPHeaderResult{Headers: headers, StatusCode: last.Status, RequestInfo: r.info}, nil
+	})
 }
 
 // HTTPHeader calls Client.HTTPHeader on the default client.

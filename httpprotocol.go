@@ -3,22 +3,16 @@ package sitediag
 import (
 	"context"
 	"net/http"
-	"net/url"
 
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/net/httpprobe"
 )
 
 // HTTPProtocolOptions are the options of HTTPProtocol. The zero value
 // probes rawURL itself, without following redirects.
 type HTTPProtocolOptions struct {
-	// FollowRedirect follows up to 10 redirects first and probes the
-	// final URL.
-	FollowRedirect bool
-	// ProxyCountry routes the probes through the proxy configured for
-	// that country code. A proxy carries TCP only, so HTTP/3 is then
-	// judged from the Alt-Svc advertisement alone. Empty means direct.
-	ProxyCountry string
+	// RequestOptions: through a proxy, which carries TCP only, HTTP/3 is
+	// judged from the Alt-Svc advertisement alone.
+	RequestOptions
 }
 
 // HTTPProtocolResult says which HTTP versions a site speaks. The embedded
@@ -38,30 +32,20 @@ type HTTPProtocolResult struct {
 // (not resolved, refused, timed out, or a redirect loop),
 // CodeHTTPProtocolFailed.
 func (c *Client) HTTPProtocol(ctx context.Context, rawURL string, opts HTTPProtocolOptions) (*HTTPProtocolResult, error) {
-	t, proxy, err := c.httpTarget(rawURL, opts.ProxyCountry)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	client := c.guard.NewHTTPClient(guard.HTTPOptions{Proxy: proxy})
-	defer client.CloseIdleConnections()
-	last, err := httpprobe.Status(ctx, client, http.MethodGet, t.URL, opts.FollowRedirect)
-	if err != nil {
-		return nil, mapProbeError(err, CodeHTTPProtocolFailed)
-	}
-	final, err := url.Parse(last.URL)
-	if err != nil {
-		return nil, NewError(CodeHTTPProtocolFailed, err, "the final URL does not parse")
-	}
-	support, err := c.protocols(ctx, final, proxy, nil)
-	if err != nil {
-		return nil, mapProbeError(err, CodeHTTPProtocolFailed)
-	}
-	return &HTTPProtocolResult{
-		ProtocolSupport: *support,
-		RequestInfo:     RequestInfo{URL: t.URL.String(), RedirectedURL: last.URL, FollowRedirect: opts.FollowRedirect, ProxyCountry: opts.ProxyCountry},
-	}, nil
+	return runHTTP(ctx, c, rawURL, opts.RequestOptions, httpOp{failed: CodeHTTPProtocolFailed}, func(ctx context.Context, r *httpRequest) (*HTTPProtocolResult, error) {
+		client := c.client(r)
+		defer client.CloseIdleConnections()
+		last, err := httpprobe.Status(ctx, client, http.MethodGet, r.target.URL, r.info.FollowRedirect)
+		if err != nil {
+			return nil, err
+		}
+		r.info.RedirectedURL = last.URL
+		support, err := c.protocolsAt(ctx, r, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &HTTPProtocolResult{ProtocolSupport: *support, RequestInfo: r.info}, nil
+	})
 }
 
 // HTTPProtocol calls Client.HTTPProtocol on the default client.

@@ -3,7 +3,6 @@ package sitediag
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"sort"
 	"strings"
 
@@ -13,12 +12,7 @@ import (
 // LoadTimeOptions are the options of LoadTime. The zero value measures
 // the first response, without following redirects.
 type LoadTimeOptions struct {
-	// FollowRedirect follows up to 10 redirects; their time is
-	// Timings.RedirectDuration, and TTFB and Total include it.
-	FollowRedirect bool
-	// ProxyCountry routes the requests through the proxy configured for
-	// that country code. Empty means direct.
-	ProxyCountry string
+	RequestOptions
 }
 
 // LoadTimeResult is how long a page took to load, phase by phase, in
@@ -82,24 +76,22 @@ type LoadNetwork struct {
 // CodeTargetNotAllowed, CodeUnableToConnect (not resolved, refused,
 // timed out, or a redirect loop), CodeLoadTimeFailed.
 func (c *Client) LoadTime(ctx context.Context, rawURL string, opts LoadTimeOptions) (*LoadTimeResult, error) {
-	t, proxy, err := c.httpTarget(rawURL, opts.ProxyCountry)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	m, err := c.measure(ctx, t.URL, proxy, httpprobe.MeasureOptions{Follow: opts.FollowRedirect})
-	if err != nil {
-		return nil, mapProbeError(err, CodeLoadTimeFailed)
-	}
-	final, err := url.Parse(m.URL)
-	if err != nil {
-		return nil, NewError(CodeLoadTimeFailed, err, "the final URL does not parse")
-	}
-	support, err := c.protocols(ctx, final, proxy, m.Header.Values("Alt-Svc"))
-	if err != nil {
-		return nil, mapProbeError(err, CodeLoadTimeFailed)
-	}
+	return runHTTP(ctx, c, rawURL, opts.RequestOptions, httpOp{failed: CodeLoadTimeFailed}, func(ctx context.Context, r *httpRequest) (*LoadTimeResult, error) {
+		m, err := c.measure(ctx, r.target.URL, r.proxy, httpprobe.MeasureOptions{Follow: r.info.FollowRedirect})
+		if err != nil {
+			return nil, err
+		}
+		r.info.RedirectedURL = m.URL
+		support, err := c.protocolsAt(ctx, r, m.Header.Values("Alt-Svc"))
+		if err != nil {
+			return nil, err
+		}
+		return loadTimeResult(m, support, r.info), nil
+	})
+}
+
+// loadTimeResult reports measurement m.
+func loadTimeResult(m *httpprobe.Measurement, support *ProtocolSupport, info RequestInfo) *LoadTimeResult {
 	p := m.Phases
 	timings := LoadTimings{
 		DNS: millis(p.DNS), Connect: millis(p.Connect), TLS: millis(p.TLS), Send: millis(p.Send), Wait: millis(p.Wait),
@@ -113,8 +105,8 @@ func (c *Client) LoadTime(ctx context.Context, rawURL string, opts LoadTimeOptio
 		Network:         LoadNetwork{Protocol: m.Protocol, RemoteIP: m.RemoteIP, BytesRead: m.BytesRead},
 		Headers:         joinHeaders(m.Header),
 		ProtocolSupport: *support,
-		RequestInfo:     RequestInfo{URL: t.URL.String(), RedirectedURL: m.URL, FollowRedirect: opts.FollowRedirect, ProxyCountry: opts.ProxyCountry},
-	}, nil
+		RequestInfo:     info,
+	}
 }
 
 // joinHeaders flattens h into lower-case names; repeated values are

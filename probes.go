@@ -2,6 +2,7 @@ package sitediag
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net"
 	"net/http"
@@ -9,41 +10,12 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag/internal/guard"
-	"github.com/sitediag/sitediag/internal/target"
 	"github.com/sitediag/sitediag/net/httpprobe"
 )
 
 // ProtocolSupport says which HTTP versions a site speaks; see
 // HTTPProtocol.
 type ProtocolSupport = httpprobe.ProtocolSupport
-
-// RequestInfo is the part of an HTTP-level result that describes the
-// request rather than the site; the API reports it in meta.
-type RequestInfo struct {
-	// URL is the URL asked for, as normalised.
-	URL string `json:"-"`
-	// RedirectedURL is the URL of the response reported: the final one
-	// when redirects were followed, else URL.
-	RedirectedURL string `json:"-"`
-	// FollowRedirect says whether redirects were followed.
-	FollowRedirect bool `json:"-"`
-	// ProxyCountry echoes the option.
-	ProxyCountry string `json:"-"`
-}
-
-// httpTarget parses an HTTP-level operation's url and finds the proxy
-// of its proxyCountry (nil for none).
-func (c *Client) httpTarget(rawURL, country string) (*target.Target, *url.URL, error) {
-	t, err := parseURL(rawURL)
-	if err != nil {
-		return nil, nil, err
-	}
-	proxy, err := c.proxyFor(country)
-	if err != nil {
-		return nil, nil, err
-	}
-	return t, proxy, nil
-}
 
 // recordingClient returns the client factory of httpprobe's header walks
 // (a guarded client through proxy, with the walk's connection wrapper)
@@ -68,15 +40,20 @@ func (c *Client) measure(ctx context.Context, u *url.URL, proxy *url.URL, opts h
 	return httpprobe.Measure(ctx, newClient, u, opts)
 }
 
-// protocols probes the HTTP versions of u through proxy. HTTP/3 needs
+// protocolsAt probes the HTTP versions of r's RedirectedURL through r's
+// proxy; altSvc are the Alt-Svc values already seen there. HTTP/3 needs
 // UDP, which a proxy does not carry: through one, it is judged from the
 // Alt-Svc advertisement alone.
-func (c *Client) protocols(ctx context.Context, u *url.URL, proxy *url.URL, altSvc []string) (*ProtocolSupport, error) {
+func (c *Client) protocolsAt(ctx context.Context, r *httpRequest, altSvc []string) (*ProtocolSupport, error) {
+	u, err := url.Parse(r.info.RedirectedURL)
+	if err != nil {
+		return nil, fmt.Errorf("sitediag: the final URL does not parse: %w", err)
+	}
 	var udp httpprobe.UDP
-	if proxy == nil {
+	if r.proxy == nil {
 		udp = c.guard
 	}
-	return httpprobe.Protocols(ctx, c.guard.Dialer(proxy), udp, u, httpprobe.ProtocolOptions{AltSvc: altSvc})
+	return httpprobe.Protocols(ctx, c.guard.Dialer(r.proxy), udp, u, httpprobe.ProtocolOptions{AltSvc: altSvc})
 }
 
 // millis is d in milliseconds, to the microsecond.

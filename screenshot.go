@@ -27,26 +27,14 @@ const (
 // PNG of a 1366×768 desktop viewport with ads blocked, cookie banners
 // hidden and a wait for bot challenges; zero numbers mean the defaults.
 type ScreenshotOptions struct {
-	// Device is "desktop" (1366×768) or "mobile" (390×844 at 3×, touch,
-	// mobile user agent). Empty means desktop.
-	Device string
-	// ProxyCountry loads the page through the proxy configured for that
-	// country. Empty means direct.
-	ProxyCountry string
+	// PageOptions: for a screenshot BlockAds, HideCookieBanners and
+	// SkipCaptcha default to on.
+	PageOptions
 	// Type is png, jpeg or webp. Empty means png.
 	Type string
 	// FullPage captures the whole page (up to browser.MaxCaptureSide
 	// device pixels tall) instead of the viewport.
 	FullPage bool
-	// AllowAds loads ad and tracker hosts; by default they are refused
-	// (browser.IsAdHost).
-	AllowAds bool
-	// ShowCookieBanners leaves consent banners visible; by default the
-	// common platforms' are hidden and scrolling restored.
-	ShowCookieBanners bool
-	// NoChallengeWait skips the wait for a bot challenge page to clear by
-	// itself (skipCaptcha false).
-	NoChallengeWait bool
 	// AddTimestamp shows the capture time (UTC) in a corner.
 	AddTimestamp bool
 	// ViewportWidth (320–3840) and ViewportHeight (240–2160) are the
@@ -84,30 +72,39 @@ type ScreenshotOptions struct {
 	ResizeViewport bool
 }
 
-// ScreenshotResult is the captured image and the settings used, which
-// feed the API's meta.
+// ScreenshotSettings are ScreenshotOptions resolved, defaults filled in.
+type ScreenshotSettings struct {
+	PageSettings
+	Type                  string  `json:"type"`
+	FullPage              bool    `json:"fullPage"`
+	AddTimestamp          bool    `json:"addTimestamp"`
+	PageHeight            int     `json:"pageHeight,omitempty"`
+	ViewportWidth         int     `json:"viewportWidth"`
+	ViewportHeight        int     `json:"viewportHeight"`
+	Theme                 string  `json:"theme"`
+	RemoveBackground      bool    `json:"removeBackground"`
+	HighlightLinks        bool    `json:"highlightLinks"`
+	Delay                 float64 `json:"delay"` // seconds
+	DisableAnimations     bool    `json:"disableAnimations"`
+	Quality               int     `json:"quality"`
+	ScaleFactor           float64 `json:"scaleFactor"`
+	CaptureBeyondViewport bool    `json:"captureBeyondViewport"`
+	Selector              string  `json:"selector,omitempty"`
+	FallbackToFullPage    bool    `json:"fallbackToFullPage"`
+}
+
+// ScreenshotResult is the captured image, the page visited and the
+// settings used, which feed the API's meta.
 type ScreenshotResult struct {
 	// Image is the encoded image.
 	Image []byte
-	// URL is the target as requested (normalised); RedirectedURL the
-	// page's final URL.
-	URL, RedirectedURL string
-	// The settings used, defaults filled in.
-	Type, Device, Theme, ProxyCountry                  string
-	FullPage, BlockAds, HideCookie, SkipCaptcha        bool
-	AddTimestamp, DisableAnimations                    bool
-	RemoveBackground, HighlightLinks                   bool
-	CaptureBeyondViewport, FallbackToFullPage          bool
-	ViewportWidth, ViewportHeight, PageHeight, Quality int
-	ScaleFactor                                        float64
-	Delay                                              time.Duration
-	Selector                                           string
-	// SelectorFound says whether Selector matched (false when the full
-	// page was captured instead).
+	PageVisit
+	Settings ScreenshotSettings
+	// SelectorFound says whether Settings.Selector matched (false when
+	// the full page was captured instead).
 	SelectorFound bool
-	// BlockedRequests counts what the page tried to load that the SSRF
-	// policy refused; BlockedAds the ad and tracker requests refused.
-	BlockedRequests, BlockedAds int
+	// BlockedAds counts the ad and tracker requests refused.
+	BlockedAds int
 }
 
 // Screenshot captures the page at rawURL in Chromium. Everything the page
@@ -119,25 +116,18 @@ type ScreenshotResult struct {
 // (the page or a redirect it follows is refused), CodeUnableToConnect,
 // CodeScreenshotFailed.
 func (c *Client) Screenshot(ctx context.Context, rawURL string, opts ScreenshotOptions) (*ScreenshotResult, error) {
-	t, err := parseURL(rawURL)
+	p, err := c.newPage(rawURL, opts.PageOptions, pageDefaults{blockAds: true, hideCookie: true, skipCaptcha: true})
 	if err != nil {
 		return nil, err
 	}
-	res, po, shot, err := c.screenshotSettings(opts)
+	res := &ScreenshotResult{}
+	shot, err := screenshotSettings(p, opts, &res.Settings)
 	if err != nil {
 		return nil, err
 	}
-	res.URL = t.URL.String()
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	err = c.browser.Do(ctx, po.job, func(ctx context.Context, j *browser.Job) error {
-		if err := c.checkPage(ctx, t); err != nil {
-			return err
-		}
-		v, err := j.Load(ctx, res.URL, po.load)
-		if err != nil {
-			return err
-		}
+	res.PageVisit, err = c.visit(ctx, p, func(ctx context.Context, j *browser.Job) error {
 		if opts.AddTimestamp {
 			shot.Timestamp = c.cfg.Now()
 		}
@@ -145,9 +135,7 @@ func (c *Client) Screenshot(ctx context.Context, rawURL string, opts ScreenshotO
 		if err != nil {
 			return err
 		}
-		stats := j.Stats()
-		res.Image, res.SelectorFound, res.RedirectedURL = s.Data, s.SelectorFound, v.URL
-		res.BlockedRequests, res.BlockedAds = stats.Refused, stats.Blocked
+		res.Image, res.SelectorFound, res.BlockedAds = s.Data, s.SelectorFound, j.Stats().Blocked
 		return nil
 	})
 	if err != nil {
@@ -156,9 +144,9 @@ func (c *Client) Screenshot(ctx context.Context, rawURL string, opts ScreenshotO
 	return res, nil
 }
 
-// screenshotSettings checks opts and turns them into the browser's
-// options and the result's echo of them.
-func (c *Client) screenshotSettings(opts ScreenshotOptions) (*ScreenshotResult, pageOptions, browser.ShotOptions, error) {
+// screenshotSettings checks opts, adds them to p's job and returns the
+// capture's options; set receives the settings.
+func screenshotSettings(p *page, opts ScreenshotOptions, set *ScreenshotSettings) (browser.ShotOptions, error) {
 	var shot browser.ShotOptions
 	for _, err := range []error{
 		checkRange("viewportWidth", opts.ViewportWidth, MinViewportWidth, MaxViewportWidth),
@@ -168,11 +156,11 @@ func (c *Client) screenshotSettings(opts ScreenshotOptions) (*ScreenshotResult, 
 		checkRange("scaleFactor", opts.ScaleFactor, MinScaleFactor, MaxScaleFactor),
 	} {
 		if err != nil {
-			return nil, pageOptions{}, shot, err
+			return shot, err
 		}
 	}
 	if opts.Delay < 0 || opts.Delay > MaxDelay {
-		return nil, pageOptions{}, shot, InvalidParameter("delay", "must be between 0 and 10 seconds")
+		return shot, InvalidParameter("delay", "must be between 0 and 10 seconds")
 	}
 	format := browser.Format(opts.Type)
 	switch format {
@@ -180,7 +168,7 @@ func (c *Client) screenshotSettings(opts ScreenshotOptions) (*ScreenshotResult, 
 		format = browser.PNG
 	case browser.PNG, browser.JPEG, browser.WebP:
 	default:
-		return nil, pageOptions{}, shot, InvalidParameter("type", "must be png, jpeg or webp")
+		return shot, InvalidParameter("type", "must be png, jpeg or webp")
 	}
 	theme := opts.Theme
 	switch theme {
@@ -188,28 +176,16 @@ func (c *Client) screenshotSettings(opts ScreenshotOptions) (*ScreenshotResult, 
 		theme = "auto"
 	case "auto", "light", "dark":
 	default:
-		return nil, pageOptions{}, shot, InvalidParameter("theme", "must be light, dark or auto")
+		return shot, InvalidParameter("theme", "must be light, dark or auto")
 	}
-	po, err := c.newPageOptions(opts.Device, opts.ProxyCountry)
-	if err != nil {
-		return nil, pageOptions{}, shot, err
-	}
-	po.job.Width, po.job.Height, po.job.Scale = opts.ViewportWidth, opts.ViewportHeight, opts.ScaleFactor
+	p.job.Width, p.job.Height, p.job.Scale = opts.ViewportWidth, opts.ViewportHeight, opts.ScaleFactor
 	if theme != "auto" {
-		po.job.Theme = browser.Theme(theme)
+		p.job.Theme = browser.Theme(theme)
 	}
-	po.job.ReducedMotion = opts.DisableAnimations
-	po.job.TransparentBackground = opts.RemoveBackground
-	po.job.BlockAds = !opts.AllowAds
-	po.load = browser.LoadOptions{
-		HideCookieBanners: !opts.ShowCookieBanners,
-		WaitForChallenge:  !opts.NoChallengeWait,
-		Delay:             opts.Delay,
-	}
-	quality := opts.Quality
-	if quality == 0 {
-		quality = browser.DefaultQuality
-	}
+	p.job.ReducedMotion = opts.DisableAnimations
+	p.job.TransparentBackground = opts.RemoveBackground
+	p.load.Delay = opts.Delay
+	quality := cmp.Or(opts.Quality, browser.DefaultQuality)
 	shot = browser.ShotOptions{
 		Format:             format,
 		Quality:            quality,
@@ -221,31 +197,27 @@ func (c *Client) screenshotSettings(opts ScreenshotOptions) (*ScreenshotResult, 
 		FreezeAnimations:   opts.DisableAnimations,
 		HighlightLinks:     opts.HighlightLinks,
 	}
-	view := po.job.Device.Viewport()
-	res := &ScreenshotResult{
+	view := p.job.Device.Viewport()
+	*set = ScreenshotSettings{
+		PageSettings:          p.settings,
 		Type:                  string(format),
-		Device:                deviceName(po.job.Device),
-		Theme:                 theme,
-		ProxyCountry:          opts.ProxyCountry,
 		FullPage:              opts.FullPage,
-		BlockAds:              po.job.BlockAds,
-		HideCookie:            po.load.HideCookieBanners,
-		SkipCaptcha:           po.load.WaitForChallenge,
 		AddTimestamp:          opts.AddTimestamp,
-		DisableAnimations:     opts.DisableAnimations,
-		RemoveBackground:      opts.RemoveBackground,
-		HighlightLinks:        opts.HighlightLinks,
-		CaptureBeyondViewport: !opts.ResizeViewport,
-		FallbackToFullPage:    opts.FallbackToFullPage,
+		PageHeight:            opts.PageHeight,
 		ViewportWidth:         cmp.Or(opts.ViewportWidth, view.Width),
 		ViewportHeight:        cmp.Or(opts.ViewportHeight, view.Height),
-		PageHeight:            opts.PageHeight,
+		Theme:                 theme,
+		RemoveBackground:      opts.RemoveBackground,
+		HighlightLinks:        opts.HighlightLinks,
+		Delay:                 opts.Delay.Seconds(),
+		DisableAnimations:     opts.DisableAnimations,
 		Quality:               quality,
 		ScaleFactor:           cmp.Or(opts.ScaleFactor, view.Scale),
-		Delay:                 opts.Delay,
+		CaptureBeyondViewport: !opts.ResizeViewport,
 		Selector:              opts.Selector,
+		FallbackToFullPage:    opts.FallbackToFullPage,
 	}
-	return res, po, shot, nil
+	return shot, nil
 }
 
 // Screenshot calls Client.Screenshot on the default client.

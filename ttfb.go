@@ -9,12 +9,7 @@ import (
 // TTFBOptions are the options of TTFB. The zero value measures the first
 // response, without following redirects.
 type TTFBOptions struct {
-	// FollowRedirect follows up to 10 redirects; the time then runs from
-	// the first request to the final response's first byte.
-	FollowRedirect bool
-	// ProxyCountry routes the requests through the proxy configured for
-	// that country code. Empty means direct.
-	ProxyCountry string
+	RequestOptions
 }
 
 // TTFBResult is a time to first byte. TTFB is the API's data; the other
@@ -33,20 +28,14 @@ type TTFBResult struct {
 // CodeUnableToConnect (not resolved, refused, timed out, or a redirect
 // loop), CodeTTFBFailed.
 func (c *Client) TTFB(ctx context.Context, rawURL string, opts TTFBOptions) (*TTFBResult, error) {
-	t, proxy, err := c.httpTarget(rawURL, opts.ProxyCountry)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	m, err := c.measure(ctx, t.URL, proxy, httpprobe.MeasureOptions{Follow: opts.FollowRedirect, SkipBody: true})
-	if err != nil {
-		return nil, mapProbeError(err, CodeTTFBFailed)
-	}
-	return &TTFBResult{
-		TTFB:        millis(m.TTFB),
-		RequestInfo: RequestInfo{URL: t.URL.String(), RedirectedURL: m.URL, FollowRedirect: opts.FollowRedirect, ProxyCountry: opts.ProxyCountry},
-	}, nil
+	return runHTTP(ctx, c, rawURL, opts.RequestOptions, httpOp{failed: CodeTTFBFailed}, func(ctx context.Context, r *httpRequest) (*TTFBResult, error) {
+		m, err := c.measure(ctx, r.target.URL, r.proxy, httpprobe.MeasureOptions{Follow: r.info.FollowRedirect, SkipBody: true})
+		if err != nil {
+			return nil, err
+		}
+		r.info.RedirectedURL = m.URL
+		return &TTFBResult{TTFB: millis(m.TTFB), RequestInfo: r.info}, nil
+	})
 }
 
 // TTFB calls Client.TTFB on the default client.

@@ -2,21 +2,13 @@ package sitediag
 
 import (
 	"context"
-	"errors"
 
-	"github.com/sitediag/sitediag/internal/guard"
-	"github.com/sitediag/sitediag/internal/neterr"
 	"github.com/sitediag/sitediag/net/httpprobe"
 )
 
 // UpOptions are the options of Up. The zero value follows redirects.
 type UpOptions struct {
-	// NoFollowRedirect reports on the first response instead of
-	// following up to 10 redirects.
-	NoFollowRedirect bool
-	// ProxyCountry routes the request through the proxy configured for
-	// that country code. Empty means direct.
-	ProxyCountry string
+	RequestOptions
 }
 
 // UpResult says whether a site answered. StatusCode and ReasonPhrase are
@@ -43,27 +35,23 @@ type UpResult struct {
 // than 10), CodeSiteStatusFailed (also when the proxy for ProxyCountry
 // could not be used).
 func (c *Client) Up(ctx context.Context, rawURL string, opts UpOptions) (*UpResult, error) {
-	t, proxy, err := c.httpTarget(rawURL, opts.ProxyCountry)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	client := c.guard.NewHTTPClient(guard.HTTPOptions{Proxy: proxy})
-	defer client.CloseIdleConnections()
-
-	follow := !opts.NoFollowRedirect
-	res, err := httpprobe.Up(ctx, client, t.URL, follow)
-	if err != nil {
-		return nil, mapHTTPError(err, CodeSiteStatusFailed)
-	}
-	return &UpResult{
-		Reachable:    res.Reachable,
-		StatusCode:   res.StatusCode,
-		ReasonPhrase: res.ReasonPhrase,
-		Host:         t.Display(),
-		RequestInfo:  RequestInfo{URL: t.URL.String(), RedirectedURL: res.FinalURL, FollowRedirect: follow, ProxyCountry: opts.ProxyCountry},
-	}, nil
+	op := httpOp{failed: CodeSiteStatusFailed, follow: true, redirectCode: true}
+	return runHTTP(ctx, c, rawURL, opts.RequestOptions, op, func(ctx context.Context, r *httpRequest) (*UpResult, error) {
+		client := c.client(r)
+		defer client.CloseIdleConnections()
+		res, err := httpprobe.Up(ctx, client, r.target.URL, r.info.FollowRedirect)
+		if err != nil {
+			return nil, err
+		}
+		r.info.RedirectedURL = res.FinalURL
+		return &UpResult{
+			Reachable:    res.Reachable,
+			StatusCode:   res.StatusCode,
+			ReasonPhrase: res.ReasonPhrase,
+			Host:         r.target.Display(),
+			RequestInfo:  r.info,
+		}, nil
+	})
 }
 
 // RedirectCheckOptions are the options of RedirectCheck.
@@ -95,50 +83,17 @@ type RedirectCheckResult struct {
 // there), CodeTooManyRedirects (a loop or more than 10),
 // CodeUnableToConnect (a hop got no response), CodeRedirectCheckFailed.
 func (c *Client) RedirectCheck(ctx context.Context, rawURL string, opts RedirectCheckOptions) (*RedirectCheckResult, error) {
-	t, proxy, err := c.httpTarget(rawURL, opts.ProxyCountry)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	newClient, closeClient := c.recordingClient(proxy)
-	defer closeClient()
-	hops, err := httpprobe.RedirectChain(ctx, newClient, t.URL)
-	if err != nil {
-		return nil, mapHTTPError(err, CodeRedirectCheckFailed)
-	}
-	return &RedirectCheckResult{Hops: hops, Host: t.Display(), ProxyCountry: opts.ProxyCountry}, nil
-}
-
-// mapHTTPError maps what the HTTP probes return to the documented codes;
-// failed is the operation's own failure code. A country proxy that could
-// not be used is the operation's failure, not the target's.
-func mapHTTPError(err error, failed Code) *Error {
-	var fetchErr *httpprobe.FetchError
-	var proxyErr *guard.ProxyError
-	switch {
-	case errors.Is(err, guard.ErrNotAllowed):
-		return notAllowed(err)
-	case errors.As(err, &proxyErr):
-		return NewError(failed, err, "the proxy for this country could not be used")
-	case errors.Is(err, httpprobe.ErrTooManyRedirects):
-		return NewError(CodeTooManyRedirects, err, "more than %d redirects, or a redirect loop", httpprobe.MaxRedirects)
-	case errors.Is(err, context.DeadlineExceeded):
-		return NewError(CodeUnableToConnect, err, "the target did not answer in time")
-	case errors.As(err, &fetchErr):
-		return NewError(CodeUnableToConnect, err, "%s: %s", fetchErr.URL, neterr.Why(fetchErr.Err))
-	}
-	return NewError(failed, err, "the operation could not be completed")
-}
-
-// mapProbeError is mapHTTPError for the operations that do not document
-// TOO_MANY_REDIRECTS: a loop or an 11th redirect is their cannot-connect
-// outcome.
-func mapProbeError(err error, failed Code) *Error {
-	if errors.Is(err, httpprobe.ErrTooManyRedirects) {
-		return NewError(CodeUnableToConnect, err, "more than %d redirects, or a redirect loop", httpprobe.MaxRedirects)
-	}
-	return mapHTTPError(err, failed)
+	op := httpOp{failed: CodeRedirectCheckFailed, redirectCode: true}
+	reqOpts := RequestOptions{FollowRedirect: On, ProxyCountry: opts.ProxyCountry}
+	return runHTTP(ctx, c, rawURL, reqOpts, op, func(ctx context.Context, r *httpRequest) (*RedirectCheckResult, error) {
+		newClient, closeClient := c.recordingClient(r.proxy)
+		defer closeClient()
+		hops, err := httpprobe.RedirectChain(ctx, newClient, r.target.URL)
+		if err != nil {
+			return nil, err
+		}
+		return &RedirectCheckResult{Hops: hops, Host: r.target.Display(), ProxyCountry: opts.ProxyCountry}, nil
+	})
 }
 
 // Up calls Client.Up on the default client.

@@ -3,7 +3,7 @@ package sitediag
 import (
 	"context"
 	"io"
-	"sync"
+	"strings"
 
 	"github.com/sitediag/sitediag/browser"
 )
@@ -27,13 +27,10 @@ type PDFMargin struct {
 // portrait PDF at scale 1 with 10 mm margins, as a desktop browser
 // prints it.
 type URL2PDFOptions struct {
-	// Device is "desktop" or "mobile" (see ScreenshotOptions). Empty
-	// means desktop.
-	Device string
-	// ProxyCountry loads the page through the proxy configured for that
-	// country. Empty means direct.
-	ProxyCountry string
-	// Format is letter, legal or a0–a6. Empty means a4.
+	// PageOptions: for a PDF BlockAds, HideCookieBanners and SkipCaptcha
+	// default to off.
+	PageOptions
+	// Format is letter, legal or a0–a6 (any case). Empty means a4.
 	Format string
 	// Orientation is portrait or landscape. Empty means portrait.
 	Orientation string
@@ -43,17 +40,22 @@ type URL2PDFOptions struct {
 	// Scale is the rendering scale, above 0 and at most 2; below
 	// Chromium's least, 0.1, it is raised to 0.1. Zero means 1.
 	Scale float64
-	// HideCookieBanners hides the common consent banners.
-	HideCookieBanners bool
-	// SkipCaptcha waits, for a bounded time, for a bot challenge page to
-	// clear by itself.
-	SkipCaptcha bool
 	// AddTimestamp prints the time (UTC) in every page's footer.
 	AddTimestamp bool
 }
 
-// URL2PDFResult is the PDF, streamed, and the settings used, which feed
-// the API's meta.
+// URL2PDFSettings are URL2PDFOptions resolved, defaults filled in.
+type URL2PDFSettings struct {
+	PageSettings
+	Format       string    `json:"format"`
+	Orientation  string    `json:"orientation"`
+	Scale        float64   `json:"scale"`
+	Margin       PDFMargin `json:"margin"`
+	AddTimestamp bool      `json:"addTimestamp"`
+}
+
+// URL2PDFResult is the PDF, streamed, the page visited and the settings
+// used, which feed the API's meta.
 type URL2PDFResult struct {
 	// Body streams the PDF from the browser as it is printed. The caller
 	// must read it to the end or close it; the browser job (and its
@@ -61,17 +63,8 @@ type URL2PDFResult struct {
 	// failure while printing surfaces as a read error that is an *Error
 	// with CodePDFConversionFailed.
 	Body io.ReadCloser
-	// URL is the target as requested (normalised); RedirectedURL the
-	// page's final URL.
-	URL, RedirectedURL string
-	// The settings used, defaults filled in.
-	Device, Format, Orientation, ProxyCountry string
-	Scale                                     float64
-	Margin                                    PDFMargin
-	HideCookie, SkipCaptcha, AddTimestamp     bool
-	// BlockedRequests counts what the page tried to load that the SSRF
-	// policy refused.
-	BlockedRequests int
+	PageVisit
+	Settings URL2PDFSettings
 }
 
 // URL2PDF renders the page at rawURL to a PDF in Chromium (backgrounds
@@ -81,91 +74,71 @@ type URL2PDFResult struct {
 // CodeProxyCountryUnsupported, CodeBrowserUnavailable, CodeBusy,
 // CodeTargetNotAllowed, CodeUnableToConnect, CodePDFConversionFailed.
 func (c *Client) URL2PDF(ctx context.Context, rawURL string, opts URL2PDFOptions) (*URL2PDFResult, error) {
-	t, err := parseURL(rawURL)
+	p, err := c.newPage(rawURL, opts.PageOptions, pageDefaults{})
 	if err != nil {
 		return nil, err
 	}
-	res, po, pdf, err := c.pdfSettings(opts)
+	res := &URL2PDFResult{PageVisit: PageVisit{URL: p.target.URL.String()}}
+	pdf, err := pdfSettings(p, opts, &res.Settings)
 	if err != nil {
 		return nil, err
 	}
-	res.URL = t.URL.String()
 	ctx, cancel := c.withTimeout(ctx)
-	pr, pw := io.Pipe()
-	// A caller that neither reads nor closes Body cannot hold the job
-	// past the deadline. The write side is closed, so that a read sees
-	// the documented *Error rather than io.ErrClosedPipe.
-	stop := context.AfterFunc(ctx, func() { pw.CloseWithError(mapBrowserError(ctx.Err(), CodePDFConversionFailed)) })
-	ready := make(chan error, 1)
-	go func() {
-		defer cancel()
-		w := &startSignal{w: pw, ready: ready}
-		err := c.browser.Do(ctx, po.job, func(ctx context.Context, j *browser.Job) error {
-			if err := c.checkPage(ctx, t); err != nil {
-				return err
-			}
-			v, err := j.Load(ctx, res.URL, po.load)
-			if err != nil {
-				return err
-			}
-			res.RedirectedURL, res.BlockedRequests = v.URL, j.Stats().Refused
-			if opts.AddTimestamp {
-				pdf.Timestamp = c.cfg.Now()
-			}
-			_, err = j.PDF(ctx, pdf, w)
-			return err
-		})
-		stop()
+	body, err := c.browser.Stream(ctx, p.job, func(ctx context.Context, j *browser.Job, w io.Writer) error {
+		v, err := c.load(ctx, j, p)
 		if err != nil {
-			err = mapBrowserError(err, CodePDFConversionFailed)
+			return err
 		}
-		if !w.signal(err) {
-			pw.CloseWithError(err)
-		} else {
-			pw.Close()
+		res.RedirectedURL, res.BlockedRequests = v.URL, j.Stats().Refused
+		if opts.AddTimestamp {
+			pdf.Timestamp = c.cfg.Now()
 		}
-	}()
-	if err := <-ready; err != nil {
-		return nil, err
+		_, err = j.PDF(ctx, pdf, w)
+		return err
+	})
+	if err != nil {
+		cancel()
+		return nil, mapBrowserError(err, CodePDFConversionFailed)
 	}
-	res.Body = pr
+	res.Body = &pdfBody{r: body, cancel: cancel}
 	return res, nil
 }
 
-// startSignal reports, once, whether the PDF started (its first write)
-// or the job ended before it did.
-type startSignal struct {
-	w     io.Writer
-	ready chan<- error
-	once  sync.Once
+// pdfBody is URL2PDF's stream: its errors are the documented *Error,
+// and the operation's context ends with it.
+type pdfBody struct {
+	r      io.ReadCloser
+	cancel context.CancelFunc
 }
 
-func (s *startSignal) Write(p []byte) (int, error) {
-	s.signal(nil)
-	return s.w.Write(p)
+func (b *pdfBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	switch {
+	case err == io.EOF:
+		b.cancel()
+	case err != nil:
+		b.cancel()
+		err = mapBrowserError(err, CodePDFConversionFailed)
+	}
+	return n, err
 }
 
-// signal sends err as the start signal if none was sent, and reports
-// whether it did.
-func (s *startSignal) signal(err error) (sent bool) {
-	s.once.Do(func() {
-		s.ready <- err
-		sent = true
-	})
-	return sent
+func (b *pdfBody) Close() error {
+	defer b.cancel()
+	return b.r.Close()
 }
 
-// pdfSettings checks opts and turns them into the browser's options and
-// the result's echo of them.
-func (c *Client) pdfSettings(opts URL2PDFOptions) (*URL2PDFResult, pageOptions, browser.PDFOptions, error) {
+// pdfSettings checks opts and returns the printer's options; set
+// receives the settings.
+func pdfSettings(p *page, opts URL2PDFOptions, set *URL2PDFSettings) (browser.PDFOptions, error) {
 	var pdf browser.PDFOptions
-	paper := browser.Paper(opts.Format)
+	paper := browser.Paper(strings.ToLower(opts.Format))
 	if paper == "" {
 		paper = browser.A4
 	}
 	width, height, ok := paper.Size()
 	if !ok {
-		return nil, pageOptions{}, pdf, InvalidParameter("format", "must be letter, legal, a0, a1, a2, a3, a4, a5 or a6")
+		return pdf, InvalidParameter("format", "must be letter, legal, a0, a1, a2, a3, a4, a5 or a6")
 	}
 	orientation := opts.Orientation
 	switch orientation {
@@ -175,14 +148,14 @@ func (c *Client) pdfSettings(opts URL2PDFOptions) (*URL2PDFResult, pageOptions, 
 	case "landscape":
 		width, height = height, width
 	default:
-		return nil, pageOptions{}, pdf, InvalidParameter("orientation", "must be portrait or landscape")
+		return pdf, InvalidParameter("orientation", "must be portrait or landscape")
 	}
 	scale := opts.Scale
 	switch {
 	case scale == 0:
 		scale = 1
 	case scale < 0 || scale > browser.MaxPDFScale:
-		return nil, pageOptions{}, pdf, InvalidParameter("scale", "must be greater than 0 and at most 2")
+		return pdf, InvalidParameter("scale", "must be greater than 0 and at most 2")
 	case scale < browser.MinPDFScale:
 		scale = browser.MinPDFScale
 	}
@@ -191,34 +164,26 @@ func (c *Client) pdfSettings(opts URL2PDFOptions) (*URL2PDFResult, pageOptions, 
 		margin = *opts.Margin
 	}
 	if margin.Top < 0 || margin.Bottom < 0 || margin.Left < 0 || margin.Right < 0 {
-		return nil, pageOptions{}, pdf, InvalidParameter("margin", "each margin must be 0 mm or more")
+		return pdf, InvalidParameter("margin", "each margin must be 0 mm or more")
 	}
 	if margin.Top+margin.Bottom > height-minContentMM || margin.Left+margin.Right > width-minContentMM {
-		return nil, pageOptions{}, pdf, InvalidParameter("margin", "the margins must leave at least 10 mm of the paper")
+		return pdf, InvalidParameter("margin", "the margins must leave at least 10 mm of the paper")
 	}
-	po, err := c.newPageOptions(opts.Device, opts.ProxyCountry)
-	if err != nil {
-		return nil, pageOptions{}, pdf, err
-	}
-	po.load = browser.LoadOptions{HideCookieBanners: opts.HideCookieBanners, WaitForChallenge: opts.SkipCaptcha}
 	pdf = browser.PDFOptions{
 		Paper:     paper,
 		Landscape: orientation == "landscape",
 		Margins:   browser.Margins{Top: margin.Top, Bottom: margin.Bottom, Left: margin.Left, Right: margin.Right},
 		Scale:     scale,
 	}
-	res := &URL2PDFResult{
-		Device:       deviceName(po.job.Device),
+	*set = URL2PDFSettings{
+		PageSettings: p.settings,
 		Format:       string(paper),
 		Orientation:  orientation,
-		ProxyCountry: opts.ProxyCountry,
 		Scale:        scale,
 		Margin:       margin,
-		HideCookie:   opts.HideCookieBanners,
-		SkipCaptcha:  opts.SkipCaptcha,
 		AddTimestamp: opts.AddTimestamp,
 	}
-	return res, po, pdf, nil
+	return pdf, nil
 }
 
 // URL2PDF calls Client.URL2PDF on the default client.

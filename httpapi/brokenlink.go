@@ -13,18 +13,15 @@ type brokenLinkMeta struct {
 	LinksFound int `json:"linksFound"`
 }
 
-func (h *Handler) brokenLink(ctx context.Context, req *followRequest, test testRecord) (*response, error) {
-	res, err := h.client.BrokenLink(ctx, req.URL, sitediag.BrokenLinkOptions{
-		NoFollowRedirect: req.FollowRedirect != nil && !*req.FollowRedirect,
-		ProxyCountry:     req.ProxyCountry,
-	})
+func (h *Handler) brokenLink(ctx context.Context, req *requestBody, test testRecord) (*response, error) {
+	res, err := h.client.BrokenLink(ctx, req.URL, sitediag.BrokenLinkOptions{RequestOptions: req.RequestOptions})
 	if err != nil {
 		return nil, err
 	}
 	meta := followMetaOf(res.RequestInfo, test)
 	meta.URL = res.Host // host form, as the spec has it for /brokenlink
 	return &response{
-		Message: res.Message(),
+		Message: brokenLinkMessage(res.Summary),
 		Meta:    brokenLinkMeta{followMeta: meta, LinksFound: res.LinksFound},
 		Data:    res.Links,
 		Summary: res.Summary,

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"unicode"
 
 	"github.com/sitediag/sitediag"
 )
@@ -55,7 +56,7 @@ func decodeError(err error) error {
 	var syntaxErr *json.SyntaxError
 	switch {
 	case errors.As(err, &typeErr):
-		field := typeErr.Field
+		field := jsonPath(typeErr.Field)
 		if field == "" {
 			return sitediag.InvalidParameter("body", "must be a JSON object")
 		}
@@ -69,6 +70,20 @@ func decodeError(err error) error {
 		return sitediag.InvalidParameter(field, "is not a known field")
 	}
 	return sitediag.InvalidParameter("body", "is not valid JSON")
+}
+
+// jsonPath drops from a type error's field path the names of embedded
+// structs (sitediag.PageOptions, …), which are Go's, not the API's: every
+// member of the API is in lower camel case.
+func jsonPath(field string) string {
+	parts := strings.Split(field, ".")
+	kept := parts[:0]
+	for _, p := range parts {
+		if p != "" && !unicode.IsUpper(rune(p[0])) {
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(kept, ".")
 }
 
 // jsonType names a Go kind the way a JSON caller thinks of it.

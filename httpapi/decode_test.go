@@ -20,7 +20,9 @@ func TestDecodeTypeErrors(t *testing.T) {
 		{`{"scale": "1"}`, new(url2PDFRequest), "scale: must be a number, not string"},
 		{`{"margin": {"top": true}}`, new(url2PDFRequest), "margin.top: must be a number, not bool"},
 		{`{"types": "A"}`, new(dnsRecordRequest), "types: must be an array, not string"},
-		{`{"followRedirect": 1}`, new(followRequest), "followRedirect: must be a boolean, not number"},
+		{`{"followRedirect": 1}`, new(requestBody), "followRedirect: must be a boolean, not number"},
+		{`{"blockAds": "no"}`, new(screenshotRequest), "blockAds: must be a boolean, not string"},
+		{`{"hideCookie": {}}`, new(url2PDFRequest), "hideCookie: must be a boolean, not object"},
 	} {
 		r := httptest.NewRequest("POST", "/", strings.NewReader(tc.body))
 		r.Header.Set("Content-Type", "application/json")

@@ -26,7 +26,7 @@ func (h *Handler) health(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		Timestamp: requestInfoOf(r.Context()).start.UnixMilli(),
 		APIStatus: "success",
 		APICode:   http.StatusOK,
-		Message:   "API is healthy",
+		Message:   messageHealthy,
 	})
 }
 

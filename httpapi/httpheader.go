@@ -6,8 +6,8 @@ import (
 	"github.com/sitediag/sitediag"
 )
 
-func (h *Handler) httpHeader(ctx context.Context, req *probeRequest, test testRecord) (*response, error) {
-	res, err := h.client.HTTPHeader(ctx, req.URL, sitediag.HTTPHeaderOptions{FollowRedirect: req.FollowRedirect, ProxyCountry: req.ProxyCountry})
+func (h *Handler) httpHeader(ctx context.Context, req *requestBody, test testRecord) (*response, error) {
+	res, err := h.client.HTTPHeader(ctx, req.URL, sitediag.HTTPHeaderOptions{RequestOptions: req.RequestOptions})
 	if err != nil {
 		return nil, err
 	}

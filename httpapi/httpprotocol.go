@@ -6,8 +6,8 @@ import (
 	"github.com/sitediag/sitediag"
 )
 
-func (h *Handler) httpProtocol(ctx context.Context, req *probeRequest, test testRecord) (*response, error) {
-	res, err := h.client.HTTPProtocol(ctx, req.URL, sitediag.HTTPProtocolOptions{FollowRedirect: req.FollowRedirect, ProxyCountry: req.ProxyCountry})
+func (h *Handler) httpProtocol(ctx context.Context, req *requestBody, test testRecord) (*response, error) {
+	res, err := h.client.HTTPProtocol(ctx, req.URL, sitediag.HTTPProtocolOptions{RequestOptions: req.RequestOptions})
 	if err != nil {
 		return nil, err
 	}

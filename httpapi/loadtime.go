@@ -6,13 +6,13 @@ import (
 	"github.com/sitediag/sitediag"
 )
 
-func (h *Handler) loadTime(ctx context.Context, req *probeRequest, test testRecord) (*response, error) {
-	res, err := h.client.LoadTime(ctx, req.URL, sitediag.LoadTimeOptions{FollowRedirect: req.FollowRedirect, ProxyCountry: req.ProxyCountry})
+func (h *Handler) loadTime(ctx context.Context, req *requestBody, test testRecord) (*response, error) {
+	res, err := h.client.LoadTime(ctx, req.URL, sitediag.LoadTimeOptions{RequestOptions: req.RequestOptions})
 	if err != nil {
 		return nil, err
 	}
 	return &response{
-		Message: "Site is reachable.",
+		Message: messageReachable,
 		Meta:    followMetaOf(res.RequestInfo, test),
 		Data:    res,
 	}, nil

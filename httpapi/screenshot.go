@@ -10,14 +10,10 @@ import (
 )
 
 type screenshotRequest struct {
-	URL                   string  `json:"url"`
-	Device                string  `json:"device"`
-	ProxyCountry          string  `json:"proxyCountry"`
+	URL string `json:"url"`
+	sitediag.PageOptions
 	Type                  string  `json:"type"`
 	FullPage              bool    `json:"fullPage"`
-	BlockAds              *bool   `json:"blockAds"`
-	HideCookie            *bool   `json:"hideCookie"`
-	SkipCaptcha           *bool   `json:"skipCaptcha"`
 	AddTimestamp          bool    `json:"addTimestamp"`
 	PageHeight            int     `json:"pageHeight"`
 	ViewportWidth         int     `json:"viewportWidth"`
@@ -36,34 +32,12 @@ type screenshotRequest struct {
 }
 
 type screenshotMeta struct {
-	URL                   string     `json:"url"`
-	RedirectedURL         string     `json:"redirectedURL"`
-	Type                  string     `json:"type"`
-	Device                string     `json:"device"`
-	FullPage              bool       `json:"fullPage"`
-	BlockAds              bool       `json:"blockAds"`
-	HideCookie            bool       `json:"hideCookie"`
-	SkipCaptcha           bool       `json:"skipCaptcha"`
-	AddTimestamp          bool       `json:"addTimestamp"`
-	ProxyCountry          string     `json:"proxyCountry,omitempty"`
-	PageHeight            int        `json:"pageHeight,omitempty"`
-	ViewportWidth         int        `json:"viewportWidth"`
-	ViewportHeight        int        `json:"viewportHeight"`
-	Theme                 string     `json:"theme"`
-	RemoveBackground      bool       `json:"removeBackground"`
-	HighlightLinks        bool       `json:"highlightLinks"`
-	Delay                 float64    `json:"delay"`
-	DisableAnimations     bool       `json:"disableAnimations"`
-	Quality               int        `json:"quality"`
-	ScaleFactor           float64    `json:"scaleFactor"`
-	CaptureBeyondViewport bool       `json:"captureBeyondViewport"`
-	Selector              string     `json:"selector,omitempty"`
-	SelectorFound         *bool      `json:"selectorFound,omitempty"`
-	FallbackToFullPage    bool       `json:"fallbackToFullPage"`
-	Inline                bool       `json:"inline"`
-	BlockedRequests       int        `json:"blockedRequests"`
-	BlockedAds            int        `json:"blockedAds"`
-	Test                  testRecord `json:"test"`
+	sitediag.PageVisit
+	sitediag.ScreenshotSettings
+	SelectorFound *bool      `json:"selectorFound,omitempty"`
+	Inline        bool       `json:"inline"`
+	BlockedAds    int        `json:"blockedAds"`
+	Test          testRecord `json:"test"`
 }
 
 type screenshotInline struct {
@@ -73,13 +47,9 @@ type screenshotInline struct {
 
 func (h *Handler) screenshot(ctx context.Context, req *screenshotRequest, test testRecord) (*response, error) {
 	res, err := h.client.Screenshot(ctx, req.URL, sitediag.ScreenshotOptions{
-		Device:             req.Device,
-		ProxyCountry:       req.ProxyCountry,
+		PageOptions:        req.PageOptions,
 		Type:               req.Type,
 		FullPage:           req.FullPage,
-		AllowAds:           req.BlockAds != nil && !*req.BlockAds,
-		ShowCookieBanners:  req.HideCookie != nil && !*req.HideCookie,
-		NoChallengeWait:    req.SkipCaptcha != nil && !*req.SkipCaptcha,
 		AddTimestamp:       req.AddTimestamp,
 		ViewportWidth:      req.ViewportWidth,
 		ViewportHeight:     req.ViewportHeight,
@@ -98,28 +68,21 @@ func (h *Handler) screenshot(ctx context.Context, req *screenshotRequest, test t
 	if err != nil {
 		return nil, err
 	}
-	link, err := h.storeArtifact(ctx, res.Type, bytes.NewReader(res.Image))
+	link, err := h.storeArtifact(ctx, res.Settings.Type, bytes.NewReader(res.Image))
 	if err != nil {
 		return nil, err
 	}
 	meta := screenshotMeta{
-		URL: res.URL, RedirectedURL: res.RedirectedURL, Type: res.Type, Device: res.Device,
-		FullPage: res.FullPage, BlockAds: res.BlockAds, HideCookie: res.HideCookie, SkipCaptcha: res.SkipCaptcha,
-		AddTimestamp: res.AddTimestamp, ProxyCountry: res.ProxyCountry, PageHeight: res.PageHeight,
-		ViewportWidth: res.ViewportWidth, ViewportHeight: res.ViewportHeight, Theme: res.Theme,
-		RemoveBackground: res.RemoveBackground, HighlightLinks: res.HighlightLinks, Delay: res.Delay.Seconds(),
-		DisableAnimations: res.DisableAnimations, Quality: res.Quality, ScaleFactor: res.ScaleFactor,
-		CaptureBeyondViewport: res.CaptureBeyondViewport, Selector: res.Selector,
-		FallbackToFullPage: res.FallbackToFullPage, Inline: req.Inline,
-		BlockedRequests: res.BlockedRequests, BlockedAds: res.BlockedAds, Test: test,
+		PageVisit: res.PageVisit, ScreenshotSettings: res.Settings,
+		Inline: req.Inline, BlockedAds: res.BlockedAds, Test: test,
 	}
-	if res.Selector != "" {
+	if res.Settings.Selector != "" {
 		meta.SelectorFound = &res.SelectorFound
 	}
 	resp := &response{Meta: meta, Data: link}
 	if req.Inline {
 		b64 := base64.StdEncoding.EncodeToString(res.Image)
-		resp.Inline = screenshotInline{Base64: b64, DataURI: "data:image/" + res.Type + ";base64," + b64}
+		resp.Inline = screenshotInline{Base64: b64, DataURI: "data:image/" + res.Settings.Type + ";base64," + b64}
 	}
 	return resp, nil
 }

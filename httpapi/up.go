@@ -6,40 +6,14 @@ import (
 	"github.com/sitediag/sitediag"
 )
 
-// followRequest is the body of the operations whose followRedirect
-// defaults to true: /up and /brokenlink.
-type followRequest struct {
-	URL            string `json:"url"`
-	FollowRedirect *bool  `json:"followRedirect"`
-	ProxyCountry   string `json:"proxyCountry"`
-}
-
-// followMeta is the meta of the operations that may follow redirects:
-// the target, the proxy country, whether redirects were followed and the
-// URL they led to.
-type followMeta struct {
-	URL            string     `json:"url"`
-	ProxyCountry   string     `json:"proxyCountry,omitempty"`
-	FollowRedirect bool       `json:"followRedirect"`
-	RedirectedURL  string     `json:"redirectedURL"`
-	Test           testRecord `json:"test"`
-}
-
-func (h *Handler) up(ctx context.Context, req *followRequest, test testRecord) (*response, error) {
-	res, err := h.client.Up(ctx, req.URL, sitediag.UpOptions{
-		NoFollowRedirect: req.FollowRedirect != nil && !*req.FollowRedirect,
-		ProxyCountry:     req.ProxyCountry,
-	})
+func (h *Handler) up(ctx context.Context, req *requestBody, test testRecord) (*response, error) {
+	res, err := h.client.Up(ctx, req.URL, sitediag.UpOptions{RequestOptions: req.RequestOptions})
 	if err != nil {
 		return nil, err
 	}
-	msg := "Site is up"
-	if !res.Reachable {
-		msg = "Unable to reach the URL."
-	}
 	meta := followMetaOf(res.RequestInfo, test)
 	meta.URL = res.Host // host form, as the spec has it for /up
-	return &response{Message: msg, Meta: meta, Data: res}, nil
+	return &response{Message: upMessage(res.Reachable), Meta: meta, Data: res}, nil
 }
 
 type redirectCheckRequest struct {
@@ -62,10 +36,4 @@ func (h *Handler) redirectCheck(ctx context.Context, req *redirectCheckRequest, 
 		Meta: redirectCheckMeta{URL: res.Host, ProxyCountry: res.ProxyCountry, Test: test},
 		Data: res.Hops,
 	}, nil
-}
-
-// followMetaOf is the meta of an HTTP probe's result.
-func followMetaOf(info sitediag.RequestInfo, test testRecord) followMeta {
-	return followMeta{URL: info.URL, ProxyCountry: info.ProxyCountry, FollowRedirect: info.FollowRedirect,
-		RedirectedURL: info.RedirectedURL, Test: test}
 }

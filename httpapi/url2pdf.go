@@ -7,48 +7,32 @@ import (
 )
 
 type url2PDFRequest struct {
-	URL          string `json:"url"`
-	Device       string `json:"device"`
-	ProxyCountry string `json:"proxyCountry"`
-	Format       string `json:"format"`
-	Orientation  string `json:"orientation"`
-	Margin       *struct {
+	URL string `json:"url"`
+	sitediag.PageOptions
+	Format      string `json:"format"`
+	Orientation string `json:"orientation"`
+	Margin      *struct {
 		Top    *float64 `json:"top"`
 		Bottom *float64 `json:"bottom"`
 		Right  *float64 `json:"right"`
 		Left   *float64 `json:"left"`
 	} `json:"margin"`
 	Scale        *float64 `json:"scale"`
-	HideCookie   bool     `json:"hideCookie"`
-	SkipCaptcha  bool     `json:"skipCaptcha"`
 	AddTimestamp bool     `json:"addTimestamp"`
 }
 
 type url2PDFMeta struct {
-	URL             string             `json:"url"`
-	RedirectedURL   string             `json:"redirectedURL"`
-	Device          string             `json:"device"`
-	Format          string             `json:"format"`
-	Orientation     string             `json:"orientation"`
-	Scale           float64            `json:"scale"`
-	Margin          sitediag.PDFMargin `json:"margin"`
-	ProxyCountry    string             `json:"proxyCountry,omitempty"`
-	HideCookie      bool               `json:"hideCookie"`
-	SkipCaptcha     bool               `json:"skipCaptcha"`
-	AddTimestamp    bool               `json:"addTimestamp"`
-	BlockedRequests int                `json:"blockedRequests"`
-	Test            testRecord         `json:"test"`
+	sitediag.PageVisit
+	sitediag.URL2PDFSettings
+	Test testRecord `json:"test"`
 }
 
 func (h *Handler) url2PDF(ctx context.Context, req *url2PDFRequest, test testRecord) (*response, error) {
 	opts := sitediag.URL2PDFOptions{
-		Device:            req.Device,
-		ProxyCountry:      req.ProxyCountry,
-		Format:            req.Format,
-		Orientation:       req.Orientation,
-		HideCookieBanners: req.HideCookie,
-		SkipCaptcha:       req.SkipCaptcha,
-		AddTimestamp:      req.AddTimestamp,
+		PageOptions:  req.PageOptions,
+		Format:       req.Format,
+		Orientation:  req.Orientation,
+		AddTimestamp: req.AddTimestamp,
 	}
 	if req.Scale != nil {
 		// An explicit 0 is out of range; only an absent scale means 1.
@@ -76,12 +60,7 @@ func (h *Handler) url2PDF(ctx context.Context, req *url2PDFRequest, test testRec
 		return nil, err
 	}
 	return &response{
-		Meta: url2PDFMeta{
-			URL: res.URL, RedirectedURL: res.RedirectedURL, Device: res.Device, Format: res.Format,
-			Orientation: res.Orientation, Scale: res.Scale, Margin: res.Margin, ProxyCountry: res.ProxyCountry,
-			HideCookie: res.HideCookie, SkipCaptcha: res.SkipCaptcha, AddTimestamp: res.AddTimestamp,
-			BlockedRequests: res.BlockedRequests, Test: test,
-		},
+		Meta: url2PDFMeta{PageVisit: res.PageVisit, URL2PDFSettings: res.Settings, Test: test},
 		Data: link,
 	}, nil
 }

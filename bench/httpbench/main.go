@@ -120,7 +120,7 @@ func run(cmd string, n int, target string) {
 				log.Fatal(err)
 			}
 			fmt.Printf("%.3f\n", float64(time.Since(start))/float64(time.Millisecond))
-			fmt.Fprintf(os.Stderr, "sitediag: %s %+v\n", res.Message(), res.Summary)
+			fmt.Fprintf(os.Stderr, "sitediag: %d links, %+v\n", len(res.Links), res.Summary)
 		}
 	}
 }

@@ -1,0 +1,35 @@
+package httpapi
+
+import (
+	"fmt"
+
+	"github.com/sitediag/sitediag"
+)
+
+// The API's success messages, all in one place.
+const (
+	messageHealthy   = "API is healthy"
+	messageReachable = "Site is reachable."
+)
+
+// upMessage is /up's message.
+func upMessage(reachable bool) string {
+	if reachable {
+		return "Site is up"
+	}
+	return "Unable to reach the URL."
+}
+
+// brokenLinkMessage is /brokenlink's message: "Found 3 broken links out
+// of 12." (the links counted as broken or server errors) or "No broken
+// links found.".
+func brokenLinkMessage(s sitediag.LinkSummary) string {
+	bad := s.Broken + s.ServerError
+	switch bad {
+	case 0:
+		return "No broken links found."
+	case 1:
+		return fmt.Sprintf("Found 1 broken link out of %d.", s.Total)
+	}
+	return fmt.Sprintf("Found %d broken links out of %d.", bad, s.Total)
+}

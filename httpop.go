@@ -1,0 +1,118 @@
+package sitediag
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+
+	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/neterr"
+	"github.com/sitediag/sitediag/internal/target"
+	"github.com/sitediag/sitediag/net/httpprobe"
+)
+
+// RequestOptions are the options every HTTP-level operation shares; each
+// operation's options embed them. Their JSON names are the API's.
+type RequestOptions struct {
+	// FollowRedirect follows up to 10 redirects and reports on the final
+	// response. Unset means the operation's documented default: on for
+	// Up and BrokenLink, off for the others.
+	FollowRedirect Toggle `json:"followRedirect"`
+	// ProxyCountry routes the requests through the proxy configured for
+	// that country code. Empty means direct.
+	ProxyCountry string `json:"proxyCountry"`
+}
+
+// RequestInfo is the part of an HTTP-level result that describes the
+// request rather than the site; the API reports it in meta.
+type RequestInfo struct {
+	// URL is the URL asked for, as normalised.
+	URL string `json:"-"`
+	// RedirectedURL is the URL of the response reported: the final one
+	// when redirects were followed, else URL.
+	RedirectedURL string `json:"-"`
+	// FollowRedirect says whether redirects were followed.
+	FollowRedirect bool `json:"-"`
+	// ProxyCountry echoes the option.
+	ProxyCountry string `json:"-"`
+}
+
+// httpOp describes an HTTP-level operation to runHTTP.
+type httpOp struct {
+	// failed is the operation's own failure code.
+	failed Code
+	// follow is FollowRedirect's default.
+	follow bool
+	// redirectCode says the operation documents TOO_MANY_REDIRECTS; the
+	// others report a loop as their cannot-connect outcome.
+	redirectCode bool
+}
+
+// httpRequest is an HTTP-level operation's target, checked, with the
+// proxy of its country (nil for none) and its RequestInfo so far.
+type httpRequest struct {
+	target *target.Target
+	proxy  *url.URL
+	info   RequestInfo
+}
+
+// runHTTP is the opening every HTTP-level operation shares: it checks
+// rawURL and opts, bounds ctx by the client's timeout, runs probe and
+// maps its error to the documented codes (an *Error passes as it is).
+func runHTTP[R any](ctx context.Context, c *Client, rawURL string, opts RequestOptions, op httpOp,
+	probe func(ctx context.Context, r *httpRequest) (R, error)) (R, error) {
+	var zero R
+	t, err := parseURL(rawURL)
+	if err != nil {
+		return zero, err
+	}
+	proxy, err := c.proxyFor(opts.ProxyCountry)
+	if err != nil {
+		return zero, err
+	}
+	follow := opts.FollowRedirect.Or(op.follow)
+	r := &httpRequest{target: t, proxy: proxy, info: RequestInfo{
+		URL: t.URL.String(), RedirectedURL: t.URL.String(), FollowRedirect: follow, ProxyCountry: opts.ProxyCountry,
+	}}
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	res, err := probe(ctx, r)
+	if err != nil {
+		if !op.redirectCode && errors.Is(err, httpprobe.ErrTooManyRedirects) {
+			return zero, NewError(CodeUnableToConnect, err, "more than %d redirects, or a redirect loop", httpprobe.MaxRedirects)
+		}
+		return zero, mapHTTPError(err, op.failed)
+	}
+	return res, nil
+}
+
+// client returns a guarded HTTP client through r's proxy; close it with
+// CloseIdleConnections.
+func (c *Client) client(r *httpRequest) *http.Client {
+	return c.guard.NewHTTPClient(guard.HTTPOptions{Proxy: r.proxy})
+}
+
+// mapHTTPError maps what the HTTP probes return to the documented codes;
+// failed is the operation's own failure code. A country proxy that could
+// not be used is the operation's failure, not the target's.
+func mapHTTPError(err error, failed Code) *Error {
+	var own *Error
+	var fetchErr *httpprobe.FetchError
+	var proxyErr *guard.ProxyError
+	switch {
+	case errors.As(err, &own):
+		return own
+	case errors.Is(err, guard.ErrNotAllowed):
+		return notAllowed(err)
+	case errors.As(err, &proxyErr):
+		return NewError(failed, err, "the proxy for this country could not be used")
+	case errors.Is(err, httpprobe.ErrTooManyRedirects):
+		return NewError(CodeTooManyRedirects, err, "more than %d redirects, or a redirect loop", httpprobe.MaxRedirects)
+	case errors.Is(err, context.DeadlineExceeded):
+		return NewError(CodeUnableToConnect, err, "the target did not answer in time")
+	case errors.As(err, &fetchErr):
+		return NewError(CodeUnableToConnect, err, "%s: %s", fetchErr.URL, neterr.Why(fetchErr.Err))
+	}
+	return NewError(failed, err, "the operation could not be completed")
+}
