@@ -5,9 +5,6 @@ import (
 	"context"
 	"errors"
 	"net/netip"
-	"strings"
-
-	mdns "github.com/miekg/dns"
 
 	"github.com/sitediag/sitediag/internal/neterr"
 	"github.com/sitediag/sitediag/net/mtr"
@@ -93,19 +90,14 @@ func (c *Client) MTR(ctx context.Context, rawTarget string, opts MTROptions) (*M
 	return &MTRResult{Hops: hops, Host: t.Display(), IP: pinned.Addr.String(), Count: count, MaxHops: maxHops}, nil
 }
 
-// ptrName is the first PTR name of addr from the configured servers,
-// without the trailing dot; "" when there is none.
+// ptrName is the first PTR name of addr from the configured servers;
+// "" when there is none. A hop's name is a nicety: a failure is no name.
 func (c *Client) ptrName(ctx context.Context, addr netip.Addr) string {
-	rev, err := mdns.ReverseAddr(addr.String())
-	if err != nil {
+	names, err := c.resolver.LookupPTR(ctx, addr)
+	if err != nil || len(names) == 0 {
 		return ""
 	}
-	for _, rr := range c.answers(ctx, rev, mdns.TypePTR) {
-		if ptr, ok := rr.(*mdns.PTR); ok {
-			return strings.TrimSuffix(ptr.Ptr, ".")
-		}
-	}
-	return ""
+	return names[0]
 }
 
 // asnLookup returns the origin-AS lookup the configuration asks for, or
@@ -133,27 +125,13 @@ func (c *Client) originASN(ctx context.Context, addr netip.Addr) string {
 	if name == "" {
 		return ""
 	}
-	for _, rr := range c.answers(ctx, name, mdns.TypeTXT) {
-		if txt, ok := rr.(*mdns.TXT); ok {
-			if as, err := mtr.ParseOrigin(strings.Join(txt.Txt, "")); err == nil {
-				return as
-			}
+	texts, _ := c.resolver.LookupTXT(ctx, name) // no AS is no answer, not an error
+	for _, text := range texts {
+		if as, err := mtr.ParseOrigin(text); err == nil {
+			return as
 		}
 	}
 	return ""
-}
-
-// answers asks the configured servers for the qtype records of name; nil
-// when none answered. A hop's name or AS is a nicety: a failure is no
-// answer, not an error.
-func (c *Client) answers(ctx context.Context, name string, qtype uint16) []mdns.RR {
-	msg := new(mdns.Msg)
-	msg.SetQuestion(name, qtype)
-	resp, err := c.resolver.Exchange(ctx, msg)
-	if err != nil {
-		return nil
-	}
-	return resp.Answer
 }
 
 // MTR calls Client.MTR on the default client.

@@ -246,7 +246,7 @@ func (r *Records) add(t, qname string, answer []mdns.RR) {
 	case "NS":
 		r.NS = mapRR(rrs, func(rr *mdns.NS) string { return hostName(rr.Ns) })
 	case "TXT":
-		r.TXT = mapRR(rrs, func(rr *mdns.TXT) string { return strings.Join(rr.Txt, "") })
+		r.TXT = mapRR(rrs, func(rr *mdns.TXT) string { return txtText(rr.Txt) })
 	case "MX":
 		r.MX = mapRR(rrs, func(rr *mdns.MX) MX { return MX{Exchange: hostName(rr.Mx), Priority: rr.Preference} })
 		slices.SortStableFunc(r.MX, func(a, b MX) int { return cmp.Compare(a.Priority, b.Priority) })

@@ -275,3 +275,31 @@ func TestLookupAddrsErrors(t *testing.T) {
 		}
 	})
 }
+
+func TestLookupPTRAndTXT(t *testing.T) {
+	srv := dnstest.Start(t)
+	srv.Add(t,
+		"1.0.0.127.in-addr.arpa. 60 IN PTR router-1.example.",
+		"1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa. 60 IN PTR v6.example.",
+		`_dmarc.site.test. 60 IN TXT "v=DMARC1; p=reject; " "rua=mailto:caf\195\169@site.test"`,
+	)
+	r := &dns.Resolver{Servers: []string{srv.Addr}, Timeout: testTimeout}
+	ctx := context.Background()
+	for addr, want := range map[string][]string{
+		"127.0.0.1":   {"router-1.example"},
+		"2001:db8::1": {"v6.example"},
+		"127.0.0.9":   nil,
+	} {
+		got, err := r.LookupPTR(ctx, netip.MustParseAddr(addr))
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("LookupPTR(%s) = %q, %v; want %q", addr, got, err, want)
+		}
+	}
+	got, err := r.LookupTXT(ctx, "_dmarc.site.test")
+	if want := []string{"v=DMARC1; p=reject; rua=mailto:café@site.test"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("LookupTXT = %q, %v; want %q", got, err, want)
+	}
+	if _, err := (&dns.Resolver{Servers: []string{silentServer(t)}, Timeout: testTimeout}).LookupTXT(ctx, "x.test"); err == nil {
+		t.Error("LookupTXT from a silent server: no error")
+	}
+}
