@@ -7,7 +7,11 @@ package apitest
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +22,9 @@ import (
 	"github.com/sitediag/sitediag/httpapi"
 	"github.com/sitediag/sitediag/internal/dnstest"
 )
+
+// update rewrites the golden files instead of comparing with them.
+var update = flag.Bool("update", false, "rewrite the golden files of apitest.WantGolden")
 
 // Key is the API key the test handler accepts.
 const Key = "test-key"
@@ -171,4 +178,50 @@ func (r *Response) WantSuccess(t testing.TB) (meta map[string]any, data any) {
 		t.Errorf("timestamp missing: %s", r.Body)
 	}
 	return meta, r.Envelope["data"]
+}
+
+// WantGolden compares the response, status and envelope, with the golden
+// file testdata/<name>.golden (rewritten when the test runs with
+// -update). What changes from run to run is replaced first: the
+// timestamp and meta.test.id by fixed values, then each key of replace
+// in the JSON text by its value (such as a fixture server's address).
+func (r *Response) WantGolden(t testing.TB, name string, replace map[string]string) {
+	t.Helper()
+	env := r.Envelope
+	if _, ok := env["timestamp"]; ok {
+		env["timestamp"] = 0
+	}
+	if meta, ok := env["meta"].(map[string]any); ok {
+		if test, ok := meta["test"].(map[string]any); ok {
+			test["id"] = "TEST-ID"
+		}
+	}
+	body, err := json.MarshalIndent(struct {
+		Status   int            `json:"status"`
+		Envelope map[string]any `json:"envelope"`
+	}{r.Status, env}, "", "  ")
+	if err != nil {
+		t.Fatalf("apitest: %v", err)
+	}
+	got := string(body) + "\n"
+	for old, repl := range replace {
+		got = strings.ReplaceAll(got, old, repl)
+	}
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("apitest: %v (run the test with -update to write it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("response differs from %s (run with -update if the change is meant):\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
 }
