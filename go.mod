@@ -3,9 +3,13 @@ module github.com/sitediag/sitediag
 go 1.26.8
 
 require (
+	codeberg.org/readeck/go-readability/v2 v2.1.3
+	github.com/JohannesKaufmann/html-to-markdown/v2 v2.5.2
 	github.com/PuerkitoBio/goquery v1.13.0
+	github.com/andybalholm/cascadia v1.3.4
 	github.com/go-rod/rod v0.116.2
 	github.com/google/go-cmp v0.7.0
+	github.com/itlightning/dateparse v0.2.1
 	github.com/julienschmidt/httprouter v1.3.0
 	github.com/miekg/dns v1.1.73
 	github.com/prometheus-community/pro-bing v0.9.1
@@ -19,7 +23,9 @@ require (
 )
 
 require (
-	github.com/andybalholm/cascadia v1.3.4 // indirect
+	github.com/JohannesKaufmann/dom v0.3.1 // indirect
+	github.com/go-shiori/dom v0.0.0-20230515143342-73569d674e1c // indirect
+	github.com/gogs/chardet v0.0.0-20211120154057-b7413eaefb8f // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/quic-go/qpack v0.6.0 // indirect
 	github.com/ysmood/fetchup v0.2.3 // indirect

@@ -275,6 +275,9 @@ func (j *Job) loop(events <-chan *rod.Message) {
 			}
 		case "Network.requestWillBeSent":
 			var e proto.NetworkRequestWillBeSent
+			if load(msg, &e) && !strings.HasPrefix(e.Request.URL, "data:") {
+				j.state.update(func(s *pageData) { s.record(e.RequestID, e.Request.URL, string(e.Type)) })
+			}
 			if load(msg, &e) && !strings.HasPrefix(e.Request.URL, "data:") && !strings.HasSuffix(e.Request.URL, "/favicon.ico") {
 				j.state.update(func(s *pageData) {
 					s.inflight[e.RequestID] = true
@@ -303,8 +306,24 @@ func (j *Job) loop(events <-chan *rod.Message) {
 			if load(msg, &e) {
 				j.state.update(func(s *pageData) {
 					s.finished(e.RequestID)
+					s.failed(e.RequestID, string(e.BlockedReason), e.ErrorText)
 					if s.doc.requestID == e.RequestID {
 						s.doc.errorText, s.doc.done = e.ErrorText, true
+					}
+				})
+			}
+		case "Network.webSocketCreated":
+			var e proto.NetworkWebSocketCreated
+			if load(msg, &e) {
+				j.state.update(func(s *pageData) { s.record(e.RequestID, e.URL, string(proto.NetworkResourceTypeWebSocket)) })
+			}
+		case "Audits.issueAdded":
+			var e proto.AuditsIssueAdded
+			if load(msg, &e) && e.Issue != nil && e.Issue.Details != nil && e.Issue.Details.MixedContentIssueDetails != nil {
+				d := e.Issue.Details.MixedContentIssueDetails
+				j.state.update(func(s *pageData) {
+					if len(s.issues) < maxRecorded {
+						s.issues = append(s.issues, MixedContentIssue{URL: d.InsecureURL, ResourceType: string(d.ResourceType), Resolution: string(d.ResolutionStatus)})
 					}
 				})
 			}
@@ -337,6 +356,11 @@ type pageData struct {
 	// last started or ended.
 	inflight map[proto.NetworkRequestID]bool
 	activity time.Time
+	// requests are what the page asked for (at most maxRecorded), by
+	// index of their id; issues its mixed-content issues.
+	requests []Request
+	byID     map[proto.NetworkRequestID]int
+	issues   []MixedContentIssue
 }
 
 func (s *pageData) finished(id proto.NetworkRequestID) {
@@ -357,6 +381,7 @@ func newPageState() *pageState {
 	return &pageState{changed: make(chan struct{}), data: pageData{
 		lifecycle: map[lifecycleKey]bool{},
 		inflight:  map[proto.NetworkRequestID]bool{},
+		byID:      map[proto.NetworkRequestID]int{},
 	}}
 }
 
@@ -366,6 +391,13 @@ func (s *pageState) update(f func(*pageData)) {
 	f(&s.data)
 	close(s.changed)
 	s.changed = make(chan struct{})
+}
+
+// read runs f on the data without signalling a change.
+func (s *pageState) read(f func(*pageData)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(&s.data)
 }
 
 func (s *pageState) activity() time.Time {

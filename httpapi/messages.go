@@ -20,6 +20,14 @@ func upMessage(reachable bool) string {
 	return "Unable to reach the URL."
 }
 
+// mixedContentMessage is /mixedcontent's message.
+func mixedContentMessage(found bool) string {
+	if found {
+		return "Mixed content(s) found."
+	}
+	return "No mixed content found."
+}
+
 // brokenLinkMessage is /brokenlink's message: "Found 3 broken links out
 // of 12." (the links counted as broken or server errors) or "No broken
 // links found.".

@@ -25,6 +25,11 @@ func (h *Handler) operations() map[string]httprouter.Handle {
 		"/tlsscan":       operation(h, h.tlsScan),
 		"/screenshot":    operation(h, h.screenshot),
 		"/url2pdf":       operation(h, h.url2PDF),
+		"/metascraping":  operation(h, h.metaScrape),
+		"/meta-scraping": operation(h, h.metaScrape),
+		"/web-scraping":  operation(h, h.webScrape),
+		"/webscraping":   operation(h, h.webScrape),
+		"/mixedcontent":  operation(h, h.mixedContent),
 	}
 }
 

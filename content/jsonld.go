@@ -1,0 +1,128 @@
+package content
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/PuerkitoBio/goquery"
+)
+
+// jsonLD parses the document's JSON-LD blocks: each top-level object, the
+// members of top-level arrays and of @graph, in document order. A block
+// that is not valid JSON is skipped.
+func jsonLD(doc *goquery.Document) []map[string]any {
+	var out []map[string]any
+	doc.Find(`script[type="application/ld+json" i]`).Each(func(_ int, s *goquery.Selection) {
+		var v any
+		if err := json.Unmarshal([]byte(strings.TrimSpace(s.Text())), &v); err != nil {
+			return
+		}
+		out = flattenLD(out, v)
+	})
+	return out
+}
+
+func flattenLD(out []map[string]any, v any) []map[string]any {
+	switch v := v.(type) {
+	case []any:
+		for _, item := range v {
+			out = flattenLD(out, item)
+		}
+	case map[string]any:
+		graph, hasGraph := v["@graph"]
+		if hasGraph {
+			rest := make(map[string]any, len(v))
+			for k, val := range v {
+				if k != "@graph" && k != "@context" {
+					rest[k] = val
+				}
+			}
+			if len(rest) > 0 {
+				out = append(out, v)
+			}
+			return flattenLD(out, graph)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// ldValue returns the first value at path ("publisher.logo") in the
+// JSON-LD objects, in order; arrays on the way yield their first item.
+func (x *extraction) ldValue(path string) any {
+	for _, obj := range x.objects {
+		var v any = obj
+		for _, key := range strings.Split(path, ".") {
+			v = firstItem(v)
+			m, ok := v.(map[string]any)
+			if !ok {
+				v = nil
+				break
+			}
+			v = x.deref(m[key])
+		}
+		if v = firstItem(v); v != nil && v != "" {
+			return v
+		}
+	}
+	return nil
+}
+
+// deref replaces a bare {"@id": …} reference with the object of that id.
+func (x *extraction) deref(v any) any {
+	m, ok := firstItem(v).(map[string]any)
+	if !ok || len(m) != 1 {
+		return v
+	}
+	id, _ := m["@id"].(string)
+	for _, obj := range x.objects {
+		if obj["@id"] == id && len(obj) > 1 {
+			return obj
+		}
+	}
+	return v
+}
+
+func firstItem(v any) any {
+	if a, ok := v.([]any); ok {
+		if len(a) == 0 {
+			return nil
+		}
+		return a[0]
+	}
+	return v
+}
+
+// ld is a string value at path.
+func (x *extraction) ld(path string) string {
+	s, _ := x.ldValue(path).(string)
+	return s
+}
+
+// ldName is the value at path as a name: a string, or an object's name.
+func (x *extraction) ldName(path string) string {
+	switch v := x.ldValue(path).(type) {
+	case string:
+		return v
+	case map[string]any:
+		s, _ := v["name"].(string)
+		return s
+	}
+	return ""
+}
+
+// ldURL is the value at path as a URL: a string, or an object's url,
+// contentUrl or @id.
+func (x *extraction) ldURL(path string) string {
+	switch v := x.ldValue(path).(type) {
+	case string:
+		return v
+	case map[string]any:
+		for _, k := range []string{"url", "contentUrl", "@id"} {
+			if s, ok := v[k].(string); ok && s != "" {
+				return s
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,491 @@
+package content
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/itlightning/dateparse"
+)
+
+// Metadata is what a page says about itself. The headline fields (Title
+// to Lang) are each chosen from the first source, in the documented
+// priority, that gives a usable value; Sources keeps every raw source so
+// a caller can choose differently. URLs are absolute (resolved against
+// <base> and the final URL); dates are RFC 3339 in UTC.
+type Metadata struct {
+	// Title: og:title, twitter:title, JSON-LD headline, <title>, the
+	// first <h1>.
+	Title string `json:"title"`
+	// Description: og:description, twitter:description, meta
+	// description, itemprop description, JSON-LD description.
+	Description string `json:"description"`
+	// Image: og:image (secure_url, url), twitter:image, itemprop image,
+	// JSON-LD image, link rel=image_src, the first image of the article.
+	Image string `json:"image"`
+	// Author: JSON-LD author, meta author, article:author (unless a
+	// URL), itemprop author, rel=author, a byline element.
+	Author string `json:"author"`
+	// Date is the publication date: JSON-LD datePublished,
+	// article:published_time, og:published_time, itemprop
+	// datePublished, meta date names, the first <time datetime>.
+	Date string `json:"date"`
+	// DateModified: JSON-LD dateModified, article:modified_time,
+	// og:updated_time, itemprop dateModified.
+	DateModified string `json:"dateModified"`
+	// Publisher: JSON-LD publisher, og:site_name, application-name,
+	// apple-mobile-web-app-title.
+	Publisher string `json:"publisher"`
+	// Logo: og:logo, itemprop logo, JSON-LD logo or publisher.logo, then
+	// the largest touch icon or icon.
+	Logo string `json:"logo"`
+	// URL: og:url, twitter:url, link canonical, al:web:url, the final
+	// URL.
+	URL string `json:"url"`
+	// Lang: <html lang>, Content-Language, og:locale, JSON-LD
+	// inLanguage, as a BCP 47 tag.
+	Lang string `json:"lang"`
+
+	// Canonical is link rel=canonical.
+	Canonical string `json:"canonical"`
+	// Charset is the character set the page was decoded from.
+	Charset string `json:"charset"`
+	// ThemeColor is meta theme-color (the first one).
+	ThemeColor string `json:"themeColor"`
+	// Keywords are meta keywords, split on commas.
+	Keywords []string `json:"keywords"`
+	// Icons are the page's icons (favicon, apple-touch-icon, mask-icon)
+	// and, when the caller adds them, its manifest's.
+	Icons []Icon `json:"icons"`
+	// Manifest is link rel=manifest.
+	Manifest string `json:"manifest"`
+	// Feeds are RSS, Atom and JSON feeds (link rel=alternate).
+	Feeds []Alternate `json:"feeds"`
+	// OEmbed are oEmbed endpoints (link rel=alternate, type
+	// application/json+oembed or text/xml+oembed).
+	OEmbed []Alternate `json:"oembed"`
+
+	Sources Sources `json:"sources"`
+}
+
+// Icon is one icon of the page.
+type Icon struct {
+	URL   string `json:"url"`
+	Rel   string `json:"rel"`
+	Sizes string `json:"sizes,omitempty"`
+	Type  string `json:"type,omitempty"`
+	// Source is "html" or "manifest".
+	Source string `json:"source"`
+}
+
+// Alternate is a link to another representation of the page.
+type Alternate struct {
+	URL   string `json:"url"`
+	Type  string `json:"type"`
+	Title string `json:"title,omitempty"`
+}
+
+// Sources are the raw sources the headline fields are chosen from.
+type Sources struct {
+	// OpenGraph maps each og:, article:, book:, profile:, product: …
+	// property (without "og:") to its value, or to an array of values
+	// when it repeats; image, video and audio are always arrays of
+	// objects with their structured properties (url, secure_url, type,
+	// width, height, alt).
+	OpenGraph map[string]any `json:"openGraph"`
+	// Twitter maps each twitter: name (without "twitter:") to its value,
+	// or an array when it repeats.
+	Twitter map[string]any `json:"twitter"`
+	// JSONLD are the JSON-LD objects of the page, @graph members
+	// flattened into the list.
+	JSONLD []map[string]any `json:"jsonLd"`
+	// Meta maps every other meta name, itemprop and http-equiv to its
+	// value (an array when it repeats).
+	Meta map[string]any `json:"meta"`
+	// Document are facts read from the document itself.
+	Document DocumentFacts `json:"document"`
+}
+
+// DocumentFacts are read from the markup rather than from metadata.
+type DocumentFacts struct {
+	Title string `json:"title"`
+	H1    string `json:"h1"`
+	Lang  string `json:"lang"`
+}
+
+// ExtractMetadata reads d's metadata.
+func ExtractMetadata(d *Document) *Metadata {
+	x := newExtraction(d)
+	m := &Metadata{
+		Charset:  d.Charset,
+		Sources:  x.sources,
+		Keywords: []string{},
+		Icons:    x.icons(),
+		Feeds:    x.alternates(isFeedType),
+		OEmbed:   x.alternates(func(t string) bool { return strings.HasSuffix(t, "+oembed") }),
+	}
+	m.Canonical = d.resolve(x.linkHref("canonical"))
+	m.Manifest = d.resolve(x.linkHref("manifest"))
+	m.ThemeColor = x.metaName("theme-color")
+	for _, k := range strings.Split(x.metaName("keywords"), ",") {
+		if k = clean(k); k != "" {
+			m.Keywords = append(m.Keywords, k)
+		}
+	}
+	m.Title = first(x.og("title"), x.twitter("title"), x.ld("headline"), x.sources.Document.Title, x.sources.Document.H1)
+	m.Description = first(x.og("description"), x.twitter("description"), x.metaName("description"),
+		x.itemprop("description"), x.ld("description"))
+	m.Image = firstURL(d, x.ogMedia("image"), x.twitter("image:src"), x.twitter("image"), x.itemprop("image"),
+		x.ldURL("image"), x.linkHref("image_src"), x.attr("article img[src]", "src"), x.attr("main img[src], #content img[src]", "src"))
+	m.Author = first(x.ldName("author"), x.metaName("author"), x.notURL(x.property("article:author")),
+		x.text("[itemprop~=author] [itemprop=name]"), x.text("[itemprop~=author]"), x.text("[rel~=author]"),
+		x.text(".author, .byline, [class*=byline]"))
+	m.Date = firstDate(x.ld("datePublished"), x.ld("dateCreated"), x.property("article:published_time"),
+		x.property("og:published_time"), x.itemprop("datePublished"), x.metaName("date"), x.metaName("pubdate"),
+		x.metaName("publish-date"), x.metaName("dc.date"), x.attr("time[datetime]", "datetime"))
+	m.DateModified = firstDate(x.ld("dateModified"), x.property("article:modified_time"), x.property("og:updated_time"),
+		x.itemprop("dateModified"), x.metaName("last-modified"))
+	m.Publisher = first(x.ldName("publisher"), x.og("site_name"), x.metaName("application-name"),
+		x.metaName("apple-mobile-web-app-title"))
+	m.Logo = firstURL(d, x.og("logo"), x.itemprop("logo"), x.attr("img[itemprop=logo]", "src"), x.ldURL("logo"),
+		x.ldURL("publisher.logo"), largestIcon(m.Icons))
+	m.URL = firstURL(d, x.og("url"), x.twitter("url"), x.linkHref("canonical"), x.property("al:web:url"), d.URL.String())
+	m.Lang = first(x.sources.Document.Lang, x.httpEquiv("content-language"), strings.ReplaceAll(x.og("locale"), "_", "-"),
+		x.ld("inLanguage"))
+	return m
+}
+
+// Empty reports whether nothing at all was found: no headline field and
+// no raw source.
+func (m *Metadata) Empty() bool {
+	s := m.Sources
+	return m.Title == "" && m.Description == "" && m.Image == "" && m.Author == "" && m.Date == "" &&
+		m.Publisher == "" && m.Canonical == "" && len(m.Icons) == 0 && len(m.Feeds) == 0 &&
+		len(s.OpenGraph) == 0 && len(s.Twitter) == 0 && len(s.JSONLD) == 0 && len(s.Meta) == 0
+}
+
+// first returns the first non-empty value, cleaned.
+func first(values ...string) string {
+	for _, v := range values {
+		if v = clean(v); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// firstURL returns the first value that resolves to an absolute URL.
+func firstURL(d *Document, values ...string) string {
+	for _, v := range values {
+		if u := d.resolve(v); u != "" {
+			return u
+		}
+	}
+	return ""
+}
+
+// firstDate returns the first value that parses as a date, in RFC 3339
+// (UTC).
+func firstDate(values ...string) string {
+	for _, v := range values {
+		if t, ok := parseDate(v); ok {
+			return t.UTC().Format(time.RFC3339)
+		}
+	}
+	return ""
+}
+
+// parseDate reads the date forms pages use: RFC 3339 and ISO 8601
+// variants, RFC 1123, and the common written forms.
+func parseDate(v string) (time.Time, bool) {
+	v = clean(v)
+	if v == "" {
+		return time.Time{}, false
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05Z0700", "2006-01-02T15:04Z07:00", "2006-01-02"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t, true
+		}
+	}
+	t, err := dateparse.ParseIn(v, time.UTC)
+	if err != nil || t.Year() < 1900 || t.Year() > 2200 {
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// largestIcon is the URL of the largest touch icon, else the largest
+// icon.
+func largestIcon(icons []Icon) string {
+	best, bestSize := "", -1
+	for _, rank := range []func(Icon) bool{
+		func(i Icon) bool { return strings.Contains(i.Rel, "apple-touch-icon") },
+		func(i Icon) bool { return true },
+	} {
+		for _, i := range icons {
+			if !rank(i) {
+				continue
+			}
+			if s := iconSize(i.Sizes); s > bestSize {
+				best, bestSize = i.URL, s
+			}
+		}
+		if best != "" {
+			return best
+		}
+	}
+	return ""
+}
+
+// iconSize is the width of the largest size in a sizes attribute
+// ("32x32 64x64"); "any" counts as largest; unknown is 0.
+func iconSize(sizes string) int {
+	n := 0
+	for _, s := range strings.Fields(strings.ToLower(sizes)) {
+		if s == "any" {
+			return 1 << 20
+		}
+		w, _, _ := strings.Cut(s, "x")
+		v := 0
+		for _, c := range w {
+			if c < '0' || c > '9' {
+				v = 0
+				break
+			}
+			v = v*10 + int(c-'0')
+		}
+		n = max(n, v)
+	}
+	return n
+}
+
+func isFeedType(t string) bool {
+	return slices.Contains([]string{"application/rss+xml", "application/atom+xml", "application/feed+json",
+		"application/json+feed", "application/rdf+xml"}, t)
+}
+
+// extraction holds a document's raw sources while the headline fields
+// are chosen.
+type extraction struct {
+	d       *Document
+	sources Sources
+	// props are the og:/article:… properties in document order.
+	props []prop
+	// objects are the JSON-LD objects.
+	objects []map[string]any
+}
+
+type prop struct{ key, value string }
+
+func newExtraction(d *Document) *extraction {
+	x := &extraction{d: d}
+	s := &x.sources
+	s.OpenGraph, s.Twitter, s.Meta = map[string]any{}, map[string]any{}, map[string]any{}
+	d.Doc.Find("meta").Each(func(_ int, m *goquery.Selection) {
+		value, ok := m.Attr("content")
+		if !ok {
+			if cs, ok := m.Attr("charset"); ok {
+				add(s.Meta, "charset", cs)
+			}
+			return
+		}
+		value = strings.TrimSpace(value)
+		property := strings.ToLower(strings.TrimSpace(m.AttrOr("property", "")))
+		name := strings.ToLower(strings.TrimSpace(m.AttrOr("name", "")))
+		switch {
+		case isOGProperty(property):
+			x.props = append(x.props, prop{property, value})
+		case strings.HasPrefix(name, "twitter:"), strings.HasPrefix(property, "twitter:"):
+			add(s.Twitter, strings.TrimPrefix(name+property, "twitter:"), value)
+		case isOGProperty(name): // og: written with name= (common)
+			x.props = append(x.props, prop{name, value})
+		case name != "":
+			add(s.Meta, name, value)
+		case property != "":
+			add(s.Meta, property, value)
+		case m.AttrOr("itemprop", "") != "":
+			add(s.Meta, "itemprop:"+m.AttrOr("itemprop", ""), value)
+		case m.AttrOr("http-equiv", "") != "":
+			add(s.Meta, "http-equiv:"+strings.ToLower(m.AttrOr("http-equiv", "")), value)
+		}
+	})
+	s.OpenGraph = openGraph(x.props)
+	x.objects = jsonLD(d.Doc)
+	s.JSONLD = x.objects
+	if s.JSONLD == nil {
+		s.JSONLD = []map[string]any{}
+	}
+	s.Document = DocumentFacts{
+		Title: clean(d.Doc.Find("title").First().Text()),
+		H1:    clean(d.Doc.Find("h1").First().Text()),
+		Lang:  strings.TrimSpace(d.Doc.Find("html").AttrOr("lang", "")),
+	}
+	return x
+}
+
+// isOGProperty reports whether a meta property belongs to Open Graph or
+// its vertical namespaces.
+func isOGProperty(p string) bool {
+	for _, ns := range []string{"og:", "article:", "book:", "profile:", "product:", "music:", "video:", "fb:", "al:"} {
+		if strings.HasPrefix(p, ns) {
+			return true
+		}
+	}
+	return false
+}
+
+// add sets key to value, or appends value when key repeats.
+func add(m map[string]any, key, value string) {
+	switch old := m[key].(type) {
+	case nil:
+		m[key] = value
+	case string:
+		m[key] = []string{old, value}
+	case []string:
+		m[key] = append(old, value)
+	}
+}
+
+// openGraph groups the properties: og:image, og:video and og:audio start
+// a new object that their structured properties (og:image:width, …)
+// fill; other properties are a value or an array of values.
+func openGraph(props []prop) map[string]any {
+	out := map[string]any{}
+	media := map[string][]map[string]string{}
+	for _, p := range props {
+		key := strings.TrimPrefix(p.key, "og:")
+		kind, sub, structured := strings.Cut(key, ":")
+		if key == p.key || (kind != "image" && kind != "video" && kind != "audio") {
+			add(out, key, p.value)
+			continue
+		}
+		list := media[kind]
+		if !structured {
+			sub = "url"
+		}
+		if n := len(list); n == 0 || (sub == "url" && list[n-1]["url"] != "") {
+			list = append(list, map[string]string{})
+		}
+		list[len(list)-1][sub] = p.value
+		media[kind] = list
+	}
+	for kind, list := range media {
+		out[kind] = list
+	}
+	return out
+}
+
+// og returns the first og:<key> value.
+func (x *extraction) og(key string) string { return x.property("og:" + key) }
+
+// ogMedia returns the first og:<kind> media's URL (secure_url first).
+func (x *extraction) ogMedia(kind string) string {
+	list, _ := x.sources.OpenGraph[kind].([]map[string]string)
+	for _, m := range list {
+		if v := first(m["secure_url"], m["url"]); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// property returns the first value of an Open Graph property.
+func (x *extraction) property(key string) string {
+	for _, p := range x.props {
+		if p.key == key && strings.TrimSpace(p.value) != "" {
+			return p.value
+		}
+	}
+	return ""
+}
+
+func (x *extraction) twitter(key string) string   { return firstOf(x.sources.Twitter[key]) }
+func (x *extraction) metaName(name string) string { return firstOf(x.sources.Meta[name]) }
+func (x *extraction) itemprop(name string) string {
+	if v := firstOf(x.sources.Meta["itemprop:"+name]); v != "" {
+		return v
+	}
+	return x.attr("[itemprop="+name+"][content]", "content")
+}
+func (x *extraction) httpEquiv(name string) string {
+	return firstOf(x.sources.Meta["http-equiv:"+name])
+}
+
+// firstOf is a string source value, or the first of an array.
+func firstOf(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case []string:
+		return first(v...)
+	}
+	return ""
+}
+
+// notURL drops a value that is a URL (article:author often is a
+// profile link, not a name).
+func (x *extraction) notURL(v string) string {
+	if strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
+		return ""
+	}
+	return v
+}
+
+// linkHref returns the href of the first <link> whose rel has rel.
+func (x *extraction) linkHref(rel string) string {
+	return x.attr("link[rel~="+rel+" i][href]", "href")
+}
+
+// attr returns the attribute of the first element selector matches.
+func (x *extraction) attr(selector, name string) string {
+	return x.d.Doc.Find(selector).First().AttrOr(name, "")
+}
+
+// text returns the cleaned text of the first element selector matches
+// that has some (short, as names are).
+func (x *extraction) text(selector string) string {
+	var out string
+	x.d.Doc.Find(selector).EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		t := clean(s.Text())
+		if t != "" && len(t) < 100 {
+			out = strings.TrimPrefix(strings.TrimPrefix(t, "By "), "by ")
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// icons lists link rel=icon, shortcut icon, apple-touch-icon(-precomposed)
+// and mask-icon, in document order.
+func (x *extraction) icons() []Icon {
+	icons := []Icon{}
+	x.d.Doc.Find("link[rel][href]").Each(func(_ int, l *goquery.Selection) {
+		rel := strings.ToLower(clean(l.AttrOr("rel", "")))
+		if !slices.ContainsFunc(strings.Fields(rel), func(r string) bool {
+			return r == "icon" || strings.HasPrefix(r, "apple-touch-icon") || r == "mask-icon"
+		}) {
+			return
+		}
+		if u := x.d.resolve(l.AttrOr("href", "")); u != "" {
+			icons = append(icons, Icon{URL: u, Rel: rel, Sizes: l.AttrOr("sizes", ""), Type: l.AttrOr("type", ""), Source: "html"})
+		}
+	})
+	return icons
+}
+
+// alternates lists link rel=alternate whose type matches.
+func (x *extraction) alternates(match func(string) bool) []Alternate {
+	out := []Alternate{}
+	x.d.Doc.Find("link[rel~=alternate i][href][type]").Each(func(_ int, l *goquery.Selection) {
+		t := strings.ToLower(strings.TrimSpace(l.AttrOr("type", "")))
+		if !match(t) {
+			return
+		}
+		if u := x.d.resolve(l.AttrOr("href", "")); u != "" {
+			out = append(out, Alternate{URL: u, Type: t, Title: clean(l.AttrOr("title", ""))})
+		}
+	})
+	return out
+}
