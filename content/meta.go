@@ -15,17 +15,19 @@ import (
 // a caller can choose differently. URLs are absolute (resolved against
 // <base> and the final URL); dates are RFC 3339 in UTC.
 type Metadata struct {
-	// Title: og:title, twitter:title, JSON-LD headline, <title>, the
-	// first <h1>.
+	// Title: og:title, twitter:title, <title>, JSON-LD headline,
+	// .post-title, .entry-title, h1[class*=title], the first <h1>.
 	Title string `json:"title"`
 	// Description: og:description, twitter:description, meta
 	// description, itemprop description, JSON-LD description.
 	Description string `json:"description"`
 	// Image: og:image (secure_url, url), twitter:image, itemprop image,
-	// JSON-LD image, link rel=image_src, the first image of the article.
+	// JSON-LD image, link rel=image_src, the first image of the article,
+	// then the first visible image.
 	Image string `json:"image"`
-	// Author: JSON-LD author, meta author, article:author (unless a
-	// URL), itemprop author, rel=author, a byline element.
+	// Author: JSON-LD author (or a product's brand), meta author,
+	// article:author (unless a URL), itemprop author, rel=author, an
+	// author or byline element.
 	Author string `json:"author"`
 	// Date is the publication date: JSON-LD datePublished,
 	// article:published_time, og:published_time, itemprop
@@ -35,13 +37,15 @@ type Metadata struct {
 	// og:updated_time, itemprop dateModified.
 	DateModified string `json:"dateModified"`
 	// Publisher: JSON-LD publisher, og:site_name, application-name,
-	// apple-mobile-web-app-title.
+	// apple-mobile-web-app-title, meta publisher, the app name of
+	// twitter:app, the text or image alt of the site's logo, then the
+	// last part of a <title> such as "Story | Site".
 	Publisher string `json:"publisher"`
 	// Logo: og:logo, itemprop logo, JSON-LD logo or publisher.logo, then
 	// the largest touch icon or icon.
 	Logo string `json:"logo"`
-	// URL: og:url, twitter:url, link canonical, al:web:url, the final
-	// URL.
+	// URL: og:url, twitter:url, link canonical, the x-default
+	// alternate, al:web:url, the final URL.
 	URL string `json:"url"`
 	// Lang: <html lang>, Content-Language, og:locale, JSON-LD
 	// inLanguage, as a BCP 47 tag.
@@ -133,24 +137,29 @@ func ExtractMetadata(d *Document) *Metadata {
 			m.Keywords = append(m.Keywords, k)
 		}
 	}
-	m.Title = first(x.og("title"), x.twitter("title"), x.ld("headline"), x.sources.Document.Title, x.sources.Document.H1)
+	m.Title = first(x.og("title"), x.twitter("title"), x.sources.Document.Title, x.ld("headline"), x.text(".post-title"),
+		x.text(".entry-title"), x.text("h1[class*=title i]"), x.sources.Document.H1)
 	m.Description = first(x.og("description"), x.twitter("description"), x.metaName("description"),
 		x.itemprop("description"), x.ld("description"))
 	m.Image = firstURL(d, x.ogMedia("image"), x.twitter("image:src"), x.twitter("image"), x.itemprop("image"),
-		x.ldURL("image"), x.linkHref("image_src"), x.attr("article img[src]", "src"), x.attr("main img[src], #content img[src]", "src"))
-	m.Author = first(x.ldName("author"), x.metaName("author"), x.notURL(x.property("article:author")),
+		x.attr("img[itemprop=image]", "src"), x.ldURL("image"), x.linkHref("image_src"), x.attr("article img[src]", "src"),
+		x.attr("#content img[src]", "src"), x.attr(`img[alt*=author i]`, "src"), x.attr(`img[src]:not([aria-hidden="true"])`, "src"))
+	m.Author = first(x.ldName("author"), x.ldName("brand"), x.metaName("author"), x.notURL(x.property("article:author")),
 		x.text("[itemprop~=author] [itemprop=name]"), x.text("[itemprop~=author]"), x.text("[rel~=author]"),
-		x.text(".author, .byline, [class*=byline]"))
+		x.text("a[class*=author i], [class*=author i] a, a[href*='/author/' i], [class*=author i], [class*=byline i]"))
 	m.Date = firstDate(x.ld("datePublished"), x.ld("dateCreated"), x.property("article:published_time"),
 		x.property("og:published_time"), x.itemprop("datePublished"), x.metaName("date"), x.metaName("pubdate"),
 		x.metaName("publish-date"), x.metaName("dc.date"), x.attr("time[datetime]", "datetime"))
 	m.DateModified = firstDate(x.ld("dateModified"), x.property("article:modified_time"), x.property("og:updated_time"),
 		x.itemprop("dateModified"), x.metaName("last-modified"))
 	m.Publisher = first(x.ldName("publisher"), x.og("site_name"), x.metaName("application-name"),
-		x.metaName("apple-mobile-web-app-title"))
+		x.metaName("apple-mobile-web-app-title"), x.metaName("publisher"), x.twitter("app:name:iphone"),
+		x.text("#logo, .logo"), x.text("a[class*=brand i]"), x.attr("[class*=logo i] img[alt]", "alt"),
+		titleSuffix(x.sources.Document.Title))
 	m.Logo = firstURL(d, x.og("logo"), x.itemprop("logo"), x.attr("img[itemprop=logo]", "src"), x.ldURL("logo"),
 		x.ldURL("publisher.logo"), largestIcon(m.Icons))
-	m.URL = firstURL(d, x.og("url"), x.twitter("url"), x.linkHref("canonical"), x.property("al:web:url"), d.URL.String())
+	m.URL = firstURL(d, x.og("url"), x.twitter("url"), x.linkHref("canonical"),
+		x.attr(`link[rel~=alternate i][hreflang=x-default i]`, "href"), x.property("al:web:url"), d.URL.String())
 	m.Lang = first(x.sources.Document.Lang, x.httpEquiv("content-language"), strings.ReplaceAll(x.og("locale"), "_", "-"),
 		x.ld("inLanguage"))
 	return m
@@ -213,6 +222,26 @@ func parseDate(v string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return t, true
+}
+
+// titleSuffix is the site's name a title ends with ("Story | Site",
+// "Story - Site", "Story – Site"), or "".
+func titleSuffix(title string) string {
+	best := -1
+	sep := ""
+	for _, s := range []string{" | ", " - ", " – ", " — ", " · "} {
+		if i := strings.LastIndex(title, s); i > best {
+			best, sep = i, s
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	suffix := strings.TrimSpace(title[best+len(sep):])
+	if len(suffix) > 60 {
+		return ""
+	}
+	return suffix
 }
 
 // largestIcon is the URL of the largest touch icon, else the largest

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Page content: sitediag's /metascraping (renderJS false) and text-llm
+# beside metascraper (its standard rule set), open-graph-scraper and
+# Mozilla Readability on jsdom, on the corpus under testdata/pages.
+# Prints the field-by-field agreement table, the mean token F1 of
+# text-llm against Readability, and the time per page of each.
+# The npm peers are pinned in bench/content/package.json + lock and
+# installed here (npm ci), never by make run.
+#
+#   bench/content.sh [-v]
+set -euo pipefail
+. "$(dirname "$0")/common.bash"
+root=$(cd "$(dirname "$0")/.." && pwd)
+need node nodejs
+need npm npm
+if [ ! -d "$root/bench/content/node_modules" ]; then
+  (cd "$root/bench/content" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+cd "$root"
+go run ./bench/contentbench "$@" testdata/pages bench/content/peers.mjs

@@ -1,0 +1,331 @@
+// Command contentbench is sitediag's side of bench/content.sh. It serves
+// the corpus directory on 127.0.0.1, runs MetaScrape (renderJS off) and
+// WebScrape text-llm on every page, runs the peers (bench/content/peers.mjs:
+// metascraper, open-graph-scraper, Readability on jsdom) on the same
+// pages, and prints:
+//
+//   - per headline field, how often sitediag agrees with metascraper and
+//     with open-graph-scraper on the pages where the peer found a value;
+//
+//   - the mean token F1 of sitediag's text-llm against Readability's text;
+//
+//   - the median time per page of sitediag and of metascraper.
+//
+//     contentbench [-v] CORPUS_DIR PEERS_MJS
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/sitediag/sitediag"
+)
+
+// fields are the headline fields compared.
+var fields = []string{"title", "description", "image", "author", "date", "publisher", "lang", "url"}
+
+type peerPage struct {
+	Page          string         `json:"page"`
+	Metascraper   map[string]any `json:"metascraper"`
+	MetascraperMs float64        `json:"metascraperMs"`
+	OGS           map[string]any `json:"ogs"`
+	Readability   string         `json:"readability"`
+}
+
+func main() {
+	log.SetFlags(0)
+	verbose := flag.Bool("v", false, "print every disagreement")
+	flag.Parse()
+	if flag.NArg() != 2 {
+		log.Fatal("usage: contentbench [-v] CORPUS_DIR PEERS_MJS")
+	}
+	dir, peers := flag.Arg(0), flag.Arg(1)
+	entries, err := filepath.Glob(filepath.Join(dir, "*.html"))
+	if err != nil || len(entries) == 0 {
+		log.Fatalf("no pages in %s", dir)
+	}
+	var pages []string
+	for _, e := range entries {
+		pages = append(pages, filepath.Base(e))
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Like most servers, no charset in the header: the pages declare
+	// theirs (Go's FileServer would claim utf-8 for every .html).
+	files := http.FileServer(http.Dir(dir))
+	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, ".html") {
+			w.Header().Set("Content-Type", "text/html")
+		}
+		files.ServeHTTP(w, r)
+	}))
+	base := "http://" + ln.Addr().String()
+
+	c, err := sitediag.New(sitediag.Config{AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	ours := map[string]map[string]string{}
+	texts := map[string]string{}
+	var ourMs []float64
+	for _, p := range pages {
+		start := time.Now()
+		res, err := c.MetaScrape(ctx, base+"/"+p, sitediag.MetaScrapeOptions{RenderJS: sitediag.Off})
+		ourMs = append(ourMs, float64(time.Since(start).Microseconds())/1000)
+		if err != nil {
+			ours[p] = map[string]string{}
+			if *verbose {
+				fmt.Printf("%s: sitediag: %v\n", p, err)
+			}
+		} else {
+			m := res.Metadata
+			ours[p] = map[string]string{"title": m.Title, "description": m.Description, "image": m.Image, "author": m.Author,
+				"date": firstOf(m.DateModified, m.Date), "publisher": m.Publisher, "lang": m.Lang, "url": m.URL}
+		}
+		ws, err := c.WebScrape(ctx, base+"/"+p, sitediag.WebScrapeOptions{RenderJS: sitediag.Off, Formats: []sitediag.ScrapeFormat{"text-llm"}})
+		if err == nil {
+			texts[p], _ = ws.Content["text-llm"].(string)
+		}
+	}
+
+	cmd := exec.Command("node", append([]string{peers, base}, pages...)...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		log.Fatal(err)
+	}
+	var peerRes []peerPage
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var pp peerPage
+		if err := json.Unmarshal(sc.Bytes(), &pp); err != nil {
+			log.Fatal(err)
+		}
+		peerRes = append(peerRes, pp)
+	}
+	if err := cmd.Wait(); err != nil {
+		log.Fatalf("peers: %v", err)
+	}
+
+	fmt.Printf("content: %d pages of %s\n\n", len(pages), dir)
+	fmt.Printf("%-12s %22s %22s\n", "field", "vs metascraper", "vs open-graph-scraper")
+	for _, f := range fields {
+		var ms, msN, og, ogN int
+		for _, pp := range peerRes {
+			our := ours[pp.Page][f]
+			if v := str(pp.Metascraper[f]); v != "" {
+				msN++
+				if same(f, our, v) {
+					ms++
+				} else if *verbose {
+					fmt.Printf("  %s %s: sitediag %q, metascraper %q\n", pp.Page, f, our, v)
+				}
+			}
+			if v := ogsField(pp.OGS, f); v != "" {
+				if f == "image" || f == "url" {
+					v = resolve(base+"/"+pp.Page, v) // open-graph-scraper returns them as written
+				}
+				ogN++
+				if same(f, our, v) {
+					og++
+				} else if *verbose {
+					fmt.Printf("  %s %s: sitediag %q, open-graph-scraper %q\n", pp.Page, f, our, v)
+				}
+			}
+		}
+		fmt.Printf("%-12s %22s %22s\n", f, pct(ms, msN), pct(og, ogN))
+	}
+	var f1s []float64
+	for _, pp := range peerRes {
+		if strings.TrimSpace(pp.Readability) == "" && texts[pp.Page] == "" {
+			continue
+		}
+		f1 := tokenF1(texts[pp.Page], pp.Readability)
+		f1s = append(f1s, f1)
+		if *verbose && f1 < 0.9 {
+			fmt.Printf("  %s text-llm F1 %.3f\n", pp.Page, f1)
+		}
+	}
+	fmt.Printf("\ntext-llm vs Readability: mean token F1 %.3f over %d pages\n", mean(f1s), len(f1s))
+	var theirMs []float64
+	for _, pp := range peerRes {
+		theirMs = append(theirMs, pp.MetascraperMs)
+	}
+	a, b := median(ourMs), median(theirMs)
+	fmt.Printf("time per page (median, fetch included): sitediag renderJS:false %.2f ms, metascraper %.2f ms, ratio %.2f\n", a, b, a/b)
+}
+
+// resolve makes ref absolute against page, as a page's own URL.
+func resolve(page, ref string) string {
+	u, err := url.Parse(page)
+	if err != nil {
+		return ref
+	}
+	r, err := u.Parse(ref)
+	if err != nil {
+		return ref
+	}
+	return r.String()
+}
+
+func firstOf(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return strings.TrimSpace(s)
+}
+
+// ogsField maps a headline field to open-graph-scraper's result.
+func ogsField(r map[string]any, f string) string {
+	switch f {
+	case "title":
+		return str(r["ogTitle"])
+	case "description":
+		return str(r["ogDescription"])
+	case "image":
+		if imgs, ok := r["ogImage"].([]any); ok && len(imgs) > 0 {
+			if m, ok := imgs[0].(map[string]any); ok {
+				return str(m["url"])
+			}
+		}
+	case "author":
+		return str(r["author"])
+	case "date":
+		return firstOf(str(r["articleModifiedTime"]), str(r["articlePublishedTime"]), str(r["ogDate"]))
+	case "publisher":
+		return str(r["ogSiteName"])
+	case "lang":
+		return str(r["ogLocale"])
+	case "url":
+		return str(r["ogUrl"])
+	}
+	return ""
+}
+
+// same compares two values of field f the way a person would: dates as
+// instants, languages by their primary subtag, text with white space
+// folded and case ignored.
+func same(f, a, b string) bool {
+	switch f {
+	case "date":
+		ta, ea := parseTime(a)
+		tb, eb := parseTime(b)
+		return ea == nil && eb == nil && ta.Equal(tb)
+	case "lang":
+		return primary(a) == primary(b)
+	}
+	return fold(a) == fold(b)
+}
+
+func parseTime(s string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05Z0700", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("not a date: %q", s)
+}
+
+func primary(lang string) string {
+	lang = strings.ToLower(strings.TrimSpace(lang))
+	p, _, _ := strings.Cut(strings.ReplaceAll(lang, "_", "-"), "-")
+	return p
+}
+
+// fold folds white space, case and typographic quotes (metascraper
+// turns ' into ’ in what it returns).
+func fold(s string) string {
+	s = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`).Replace(s)
+	return strings.ToLower(strings.Join(strings.Fields(s), " "))
+}
+
+func pct(n, of int) string {
+	if of == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%d/%d (%.0f%%)", n, of, 100*float64(n)/float64(of))
+}
+
+// tokenF1 is the F1 of the multisets of lower-case word tokens.
+func tokenF1(got, want string) float64 {
+	g, w := tokens(got), tokens(want)
+	if len(g) == 0 || len(w) == 0 {
+		if len(g) == len(w) {
+			return 1
+		}
+		return 0
+	}
+	count := map[string]int{}
+	for _, t := range w {
+		count[t]++
+	}
+	common := 0
+	for _, t := range g {
+		if count[t] > 0 {
+			count[t]--
+			common++
+		}
+	}
+	if common == 0 {
+		return 0
+	}
+	p, r := float64(common)/float64(len(g)), float64(common)/float64(len(w))
+	return 2 * p * r / (p + r)
+}
+
+func tokens(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+func mean(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	sum := 0.0
+	for _, x := range v {
+		sum += x
+	}
+	return sum / float64(len(v))
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
