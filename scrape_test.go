@@ -1,0 +1,325 @@
+package sitediag_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/browser"
+	"github.com/sitediag/sitediag/content"
+	"github.com/sitediag/sitediag/internal/dnstest"
+	"github.com/sitediag/sitediag/internal/testenv"
+)
+
+// corpusSite serves testdata/pages on 127.0.0.1 without a charset in the
+// header, plus a few pages of its own.
+func corpusSite(t *testing.T) *httptest.Server {
+	t.Helper()
+	files := http.FileServer(http.Dir("testdata/pages"))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/bare":
+			fmt.Fprint(w, "<html><body><p>nothing about itself</p></body></html>")
+			return
+		case "/empty":
+			fmt.Fprint(w, "<html><head><title>Empty</title></head><body></body></html>")
+			return
+		case "/logo.png":
+			w.Header().Set("Content-Type", "image/png")
+			w.Write([]byte("\x89PNG\r\n\x1a\n"))
+			return
+		case "/moved":
+			http.Redirect(w, r, "/news-article.html", http.StatusFound)
+			return
+		case "/late":
+			fmt.Fprint(w, `<html><body><div id="app"></div><script>setTimeout(() => {
+				document.getElementById("app").innerHTML = "<article><h1>Arrived</h1><p class=late>" + "It came late. ".repeat(30) + "</p></article>"
+			}, 300)</script></body></html>`)
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, ".html") {
+			w.Header().Set("Content-Type", "text/html")
+		}
+		files.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func loopbackClient(t *testing.T) *sitediag.Client {
+	t.Helper()
+	c, err := sitediag.New(sitediag.Config{AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func needChromium(t *testing.T) {
+	t.Helper()
+	_, err := browser.Find(os.Getenv("SITEDIAG_CHROME_PATH"))
+	testenv.Need(t, err == nil, "needs Chromium (apt-get install chromium)")
+}
+
+func wantCode(t *testing.T, err error, code sitediag.Code) {
+	t.Helper()
+	if got := sitediag.CodeOf(err); got != code {
+		t.Errorf("got %v, want %s", err, code)
+	}
+}
+
+func closedURL(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "http://" + addr + "/"
+}
+
+func TestMetaScrapeWithoutBrowser(t *testing.T) {
+	site := corpusSite(t)
+	c := loopbackClient(t)
+	ctx := context.Background()
+	res, err := c.MetaScrape(ctx, site.URL+"/moved", sitediag.MetaScrapeOptions{RenderJS: sitediag.Off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Metadata.Title != "Council approves new cycle lanes for city centre" || res.Metadata.Author != "Priya Natarajan" {
+		t.Errorf("metadata: %+v", res.Metadata)
+	}
+	want := sitediag.MetaScrapeSettings{PageSettings: sitediag.PageSettings{Device: "desktop", BlockAds: true}, Format: "json"}
+	if res.Settings != want || res.URL != site.URL+"/moved" || res.RedirectedURL != site.URL+"/news-article.html" || res.Markdown != "" {
+		t.Errorf("settings %+v, visit %+v", res.Settings, res.PageVisit)
+	}
+
+	// The manifest's icons join the page's.
+	res, err = c.MetaScrape(ctx, site.URL+"/landing-page.html", sitediag.MetaScrapeOptions{RenderJS: sitediag.Off, Format: "Markdown"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var manifest []string
+	for _, i := range res.Metadata.Icons {
+		if i.Source == "manifest" {
+			manifest = append(manifest, i.URL)
+		}
+	}
+	if len(manifest) != 2 || manifest[1] != site.URL+"/icons/android-512.png" {
+		t.Errorf("manifest icons: %v", manifest)
+	}
+	if res.Settings.Format != "markdown" || !strings.HasPrefix(res.Markdown, "# Ledgerly – Invoicing for freelancers") {
+		t.Errorf("markdown: %q", res.Markdown)
+	}
+
+	for _, tc := range []struct {
+		name, url string
+		opts      sitediag.MetaScrapeOptions
+		code      sitediag.Code
+	}{
+		{"no metadata", site.URL + "/bare", sitediag.MetaScrapeOptions{}, sitediag.CodeNoMetadata},
+		{"not HTML", site.URL + "/logo.png", sitediag.MetaScrapeOptions{}, sitediag.CodeCrawlFailed},
+		{"refused port", closedURL(t), sitediag.MetaScrapeOptions{}, sitediag.CodeUnableToConnect},
+		{"not resolved", "http://no-such-name.invalid/", sitediag.MetaScrapeOptions{}, sitediag.CodeUnableToConnect},
+		{"metadata address", "http://169.254.169.254/latest/", sitediag.MetaScrapeOptions{}, sitediag.CodeTargetNotAllowed},
+		{"bad URL", "ftp://site.test/", sitediag.MetaScrapeOptions{}, sitediag.CodeInvalidURL},
+		{"bad format", site.URL, sitediag.MetaScrapeOptions{Format: "xml"}, sitediag.CodeInvalidParameters},
+		{"bad device", site.URL, sitediag.MetaScrapeOptions{PageOptions: sitediag.PageOptions{Device: "tv"}}, sitediag.CodeInvalidParameters},
+		{"no proxy", site.URL, sitediag.MetaScrapeOptions{PageOptions: sitediag.PageOptions{ProxyCountry: "zz"}}, sitediag.CodeProxyCountryUnsupported},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := tc.opts
+			if opts.RenderJS == 0 {
+				opts.RenderJS = sitediag.Off
+			}
+			_, err := c.MetaScrape(ctx, tc.url, opts)
+			wantCode(t, err, tc.code)
+		})
+	}
+}
+
+func TestWebScrapeWithoutBrowser(t *testing.T) {
+	site := corpusSite(t)
+	c := loopbackClient(t)
+	ctx := context.Background()
+	res, err := c.WebScrape(ctx, site.URL+"/news-article.html", sitediag.WebScrapeOptions{
+		RenderJS: sitediag.Off, Formats: []sitediag.ScrapeFormat{"text-llm", "Markdown", "json"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Settings.Formats; len(got) != 3 || got[1] != "markdown" || res.Settings.ExtractionMode != "default" {
+		t.Errorf("settings: %+v", res.Settings)
+	}
+	text, _ := res.Content["text-llm"].(string)
+	md, _ := res.Content["markdown"].(string)
+	outline, _ := res.Content["json"].(*content.Outline)
+	if !strings.Contains(text, "fourteen kilometres") || strings.Contains(text, "Related stories") {
+		t.Errorf("text-llm: %q", text)
+	}
+	if !strings.Contains(md, "## Businesses divided") || !strings.Contains(md, "Related stories") {
+		t.Errorf("markdown: %q", md)
+	}
+	if outline == nil || outline.Title != "Council approves new cycle lanes for city centre" || len(outline.Links) == 0 {
+		t.Errorf("json: %+v", outline)
+	}
+
+	schema := &sitediag.ExtractionSchema{Name: "stoves", BaseSelector: "li.product",
+		Fields: []content.Field{{Name: "name", Selector: ".name"}, {Name: "price", Selector: ".price"}}}
+	res, err = c.WebScrape(ctx, site.URL+"/category-listing.html", sitediag.WebScrapeOptions{RenderJS: sitediag.Off, Schema: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stoves, _ := res.Content["json"].(map[string]any)["stoves"].([]map[string]any)
+	if res.Settings.ExtractionMode != "cssSchema" || len(stoves) != 3 || stoves[2]["price"] != "$64.50" {
+		t.Errorf("cssSchema: %+v %v", res.Settings, res.Content)
+	}
+
+	for _, tc := range []struct {
+		name string
+		url  string
+		opts sitediag.WebScrapeOptions
+		code sitediag.Code
+	}{
+		{"four formats", site.URL, sitediag.WebScrapeOptions{Formats: []sitediag.ScrapeFormat{"html", "text", "json", "markdown"}}, sitediag.CodeInvalidParameters},
+		{"unknown format", site.URL, sitediag.WebScrapeOptions{Formats: []sitediag.ScrapeFormat{"pdf"}}, sitediag.CodeInvalidParameters},
+		{"twice", site.URL, sitediag.WebScrapeOptions{Formats: []sitediag.ScrapeFormat{"html", "HTML"}}, sitediag.CodeInvalidParameters},
+		{"wait too long", site.URL, sitediag.WebScrapeOptions{WaitTime: 31 * time.Second}, sitediag.CodeInvalidParameters},
+		{"bad schema", site.URL, sitediag.WebScrapeOptions{Schema: &sitediag.ExtractionSchema{BaseSelector: "li"}}, sitediag.CodeInvalidParameters},
+		{"schema without json", site.URL, sitediag.WebScrapeOptions{Formats: []sitediag.ScrapeFormat{"html"}, Schema: schema}, sitediag.CodeInvalidParameters},
+		{"no main content", site.URL + "/empty", sitediag.WebScrapeOptions{Formats: []sitediag.ScrapeFormat{"text-llm"}}, sitediag.CodeCrawlFailed},
+		{"refused port", closedURL(t), sitediag.WebScrapeOptions{}, sitediag.CodeUnableToConnect},
+		{"metadata address", "http://169.254.169.254/", sitediag.WebScrapeOptions{}, sitediag.CodeTargetNotAllowed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := tc.opts
+			opts.RenderJS = sitediag.Off
+			_, err := c.WebScrape(ctx, tc.url, opts)
+			wantCode(t, err, tc.code)
+		})
+	}
+}
+
+// Rendered, the SPA's content and the metadata its script sets are
+// there; fetched, only the spinner is.
+func TestContentRendered(t *testing.T) {
+	needChromium(t)
+	site := corpusSite(t)
+	c := loopbackClient(t)
+	ctx := context.Background()
+	static, err := c.MetaScrape(ctx, site.URL+"/spa-rendered.html", sitediag.MetaScrapeOptions{RenderJS: sitediag.Off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if static.Metadata.Title != "Loading…" {
+		t.Errorf("static title: %q", static.Metadata.Title)
+	}
+	res, err := c.MetaScrape(ctx, site.URL+"/spa-rendered.html", sitediag.MetaScrapeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Metadata
+	if m.Title != "Ten days in the Dolomites: a hut-to-hut route" || m.Author != "Lena Hofer" || m.Date != "2025-08-02T07:30:00Z" ||
+		m.Image != "https://cdn.orbit.example/trips/dolomites.jpg" || !res.Settings.RenderJS {
+		t.Errorf("rendered metadata: %+v", m)
+	}
+
+	ws, err := c.WebScrape(ctx, site.URL+"/late", sitediag.WebScrapeOptions{WaitFor: "p.late", Formats: []sitediag.ScrapeFormat{"text-llm"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := ws.Content["text-llm"].(string); !strings.Contains(text, "It came late.") || ws.WaitForFound == nil || !*ws.WaitForFound {
+		t.Errorf("waitFor: found %v, text %q", ws.WaitForFound, text)
+	}
+	_, err = c.WebScrape(ctx, site.URL+"/late", sitediag.WebScrapeOptions{WaitFor: "p[["})
+	wantCode(t, err, sitediag.CodeInvalidParameters)
+}
+
+func TestMixedContent(t *testing.T) {
+	needChromium(t)
+	dns := dnstest.Start(t)
+	insecure := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("ok"))
+	}))
+	defer insecure.Close()
+	var securePort string
+	secure := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := "http://insecure.test:" + port(insecure.URL)
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprintf(w, `<!doctype html><html><head><link rel="stylesheet" href="%[1]s/style.css"><script src="%[1]s/app.js"></script></head>
+				<body><img src="%[1]s/pic.png"><iframe src="%[1]s/frame"></iframe><form action="%[1]s/post"></form>
+				<img src="https://secure.test:%[2]s/ok.png"><script>fetch("%[1]s/api").catch(() => {})</script></body></html>`, h, securePort)
+		case "/moved":
+			http.Redirect(w, r, "/", http.StatusFound)
+		default:
+			w.Write([]byte("ok"))
+		}
+	}))
+	defer secure.Close()
+	securePort = port(secure.URL)
+	dns.Add(t, "insecure.test. 60 IN A 127.0.0.1", "secure.test. 60 IN A 127.0.0.1")
+	c, err := sitediag.New(sitediag.Config{DNSServers: []string{dns.Addr}, AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	page := "https://secure.test:" + securePort + "/"
+	res, err := c.MixedContent(ctx, page, sitediag.MixedContentOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := map[string]sitediag.MixedContentItem{}
+	for _, it := range res.Items {
+		items[it.URL[strings.LastIndex(it.URL, "/"):]] = it
+	}
+	for path, want := range map[string]struct {
+		typ             string
+		active, blocked bool
+	}{
+		"/app.js":    {"script", true, true},
+		"/style.css": {"stylesheet", true, true},
+		"/frame":     {"iframe", true, true},
+		"/post":      {"form", true, false},
+	} {
+		it, ok := items[path]
+		if !ok || it.Type != want.typ || it.Active != want.active || it.Blocked != want.blocked {
+			t.Errorf("%s: got %+v (found %v), want type %s active %v blocked %v", path, it, ok, want.typ, want.active, want.blocked)
+		}
+	}
+	if it, ok := items["/pic.png"]; !ok || it.Active || !(it.Blocked || it.Upgraded) {
+		t.Errorf("/pic.png: got %+v (found %v), want a passive item, blocked or upgraded", it, ok)
+	}
+	if len(res.Insecure) != len(res.Items) || !slices.Contains(res.Secure, "https://secure.test:"+securePort+"/ok.png") {
+		t.Errorf("insecure %v, secure %v", res.Insecure, res.Secure)
+	}
+
+	// A plain http page has no mixed content by definition.
+	plain, err := c.MixedContent(ctx, "http://insecure.test:"+port(insecure.URL)+"/", sitediag.MixedContentOptions{})
+	if err != nil || len(plain.Items) != 0 || plain.Insecure == nil {
+		t.Errorf("plain http page: %+v, %v", plain, err)
+	}
+	// A redirect is followed only when asked.
+	_, err = c.MixedContent(ctx, page+"moved", sitediag.MixedContentOptions{})
+	wantCode(t, err, sitediag.CodeUnableToConnect)
+	res, err = c.MixedContent(ctx, page+"moved", sitediag.MixedContentOptions{FollowRedirect: sitediag.On})
+	if err != nil || res.RedirectedURL != page || len(res.Items) == 0 {
+		t.Errorf("followed redirect: %v, %v", res, err)
+	}
+	_, err = c.MixedContent(ctx, "http://169.254.169.254/", sitediag.MixedContentOptions{})
+	wantCode(t, err, sitediag.CodeTargetNotAllowed)
+}
+
+func port(rawURL string) string { return rawURL[strings.LastIndex(rawURL, ":")+1:] }
