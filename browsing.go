@@ -10,17 +10,6 @@ import (
 	"github.com/sitediag/sitediag/internal/target"
 )
 
-// browserNetwork hands the guard's filtering proxies to the browser.
-type browserNetwork struct{ g *guard.Guard }
-
-func (n browserNetwork) ListenProxy(opts browser.ProxyOptions) (browser.Proxy, error) {
-	p, err := n.g.ListenProxy(guard.ProxyOptions(opts))
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
 // PageOptions are the options every browser operation shares; each
 // operation's options embed them. Their JSON names are the API's. The zero value is a desktop page loaded
 // directly with the operation's documented defaults.

@@ -56,6 +56,7 @@ import (
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/guardnet"
 	"github.com/sitediag/sitediag/internal/target"
 )
 
@@ -161,7 +162,7 @@ func New(cfg Config) (*Client, error) {
 		chrome = os.Getenv("SITEDIAG_CHROME_PATH")
 	}
 	pool, err := browser.New(browser.Config{
-		Network:      browserNetwork{g},
+		Network:      guardnet.Network(g),
 		Path:         chrome,
 		RemoteURL:    cfg.BrowserURL,
 		MaxJobs:      cfg.MaxBrowserJobs,

@@ -55,3 +55,10 @@ func ChildrenOf(parent int) []int {
 	}
 	return out
 }
+
+// Cmdline returns pid's command line, its arguments joined by spaces;
+// "" when the process is gone.
+func Cmdline(pid int) string {
+	b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	return strings.TrimSpace(string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})))
+}

@@ -1,0 +1,158 @@
+package lighthouse
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// FlagError names a parameter that is not an allowed audit flag, or
+// whose value is not valid.
+type FlagError struct {
+	Flag    string
+	Problem string
+}
+
+func (e *FlagError) Error() string { return "lighthouse: " + e.Flag + ": " + e.Problem }
+
+// flagKind is how an allowed flag's value is read.
+type flagKind int
+
+const (
+	listFlag   flagKind = iota // comma-separated, repeatable: appended
+	stringFlag                 // one value
+	numberFlag                 // a number, under a parent object
+	boolFlag                   // true/false, under a parent object
+)
+
+// allowed are the audit flags parameters may set, by CLI name, with the
+// Node API name they become. Nothing that names a file, a port, a
+// plugin, a config, an output or a Chrome flag is here.
+var allowed = map[string]struct {
+	name string
+	kind flagKind
+}{
+	"--only-categories":      {"onlyCategories", listFlag},
+	"--only-audits":          {"onlyAudits", listFlag},
+	"--skip-audits":          {"skipAudits", listFlag},
+	"--blocked-url-patterns": {"blockedUrlPatterns", listFlag},
+	"--preset":               {"preset", stringFlag},
+	"--form-factor":          {"formFactor", stringFlag},
+	"--throttling-method":    {"throttlingMethod", stringFlag},
+	"--locale":               {"locale", stringFlag},
+	"--emulated-user-agent":  {"emulatedUserAgent", stringFlag},
+	"--max-wait-for-load":    {"maxWaitForLoad", numberFlag},
+}
+
+// nested are the flags of the screenEmulation and throttling objects.
+var nested = map[string]flagKind{
+	"screenEmulation.mobile": boolFlag, "screenEmulation.disabled": boolFlag,
+	"screenEmulation.width": numberFlag, "screenEmulation.height": numberFlag, "screenEmulation.deviceScaleFactor": numberFlag,
+	"throttling.rttMs": numberFlag, "throttling.throughputKbps": numberFlag, "throttling.requestLatencyMs": numberFlag,
+	"throttling.downloadThroughputKbps": numberFlag, "throttling.uploadThroughputKbps": numberFlag,
+	"throttling.cpuSlowdownMultiplier": numberFlag,
+}
+
+// enums are the values the string flags take.
+var enums = map[string][]string{
+	"--preset":            {"desktop", "perf", "experimental"},
+	"--form-factor":       {"mobile", "desktop"},
+	"--throttling-method": {"devtools", "simulate", "provided"},
+}
+
+// Flags are parameters parsed into Lighthouse's Node API flags. Preset
+// is the config preset ("" for the default mobile one).
+type Flags struct {
+	API    map[string]any
+	Preset string
+}
+
+// ParseFlags reads CLI-style parameters ("--only-categories=seo,performance",
+// "--screenEmulation.width=1024") against the allow list; maxWait is the
+// most --max-wait-for-load may ask for.
+func ParseFlags(params []string, maxWait time.Duration) (*Flags, error) {
+	f := &Flags{API: map[string]any{}}
+	for _, p := range params {
+		name, value, hasValue := strings.Cut(strings.TrimSpace(p), "=")
+		if !strings.HasPrefix(name, "--") {
+			return nil, &FlagError{p, "is not a flag (--name=value)"}
+		}
+		if kind, ok := nested[name[2:]]; ok {
+			if err := setNested(f.API, name[2:], kind, value, hasValue); err != nil {
+				return nil, &FlagError{name, err.Error()}
+			}
+			continue
+		}
+		a, ok := allowed[name]
+		if !ok {
+			return nil, &FlagError{name, "is not an allowed audit flag"}
+		}
+		if !hasValue || value == "" {
+			return nil, &FlagError{name, "needs a value (" + name + "=…)"}
+		}
+		switch a.kind {
+		case listFlag:
+			list, _ := f.API[a.name].([]string)
+			for _, v := range strings.Split(value, ",") {
+				if v = strings.TrimSpace(v); v != "" {
+					list = append(list, v)
+				}
+			}
+			f.API[a.name] = list
+		case stringFlag:
+			if values, ok := enums[name]; ok && !contains(values, value) {
+				return nil, &FlagError{name, "must be one of " + strings.Join(values, ", ")}
+			}
+			if name == "--preset" {
+				f.Preset = value
+				continue
+			}
+			f.API[a.name] = value
+		case numberFlag:
+			ms, err := strconv.ParseFloat(value, 64)
+			if err != nil || ms <= 0 || time.Duration(ms)*time.Millisecond > maxWait {
+				return nil, &FlagError{name, fmt.Sprintf("must be a number of milliseconds up to %d", maxWait.Milliseconds())}
+			}
+			f.API[a.name] = ms
+		}
+	}
+	return f, nil
+}
+
+// setNested sets screenEmulation.x or throttling.x.
+func setNested(api map[string]any, key string, kind flagKind, value string, hasValue bool) error {
+	parent, child, _ := strings.Cut(key, ".")
+	obj, _ := api[parent].(map[string]any)
+	if obj == nil {
+		obj = map[string]any{}
+		api[parent] = obj
+	}
+	switch kind {
+	case boolFlag:
+		switch {
+		case !hasValue || value == "true":
+			obj[child] = true
+		case value == "false":
+			obj[child] = false
+		default:
+			return fmt.Errorf("must be true or false")
+		}
+	case numberFlag:
+		n, err := strconv.ParseFloat(value, 64)
+		if !hasValue || err != nil || n < 0 || n > 100000 {
+			return fmt.Errorf("must be a number from 0 to 100000")
+		}
+		obj[child] = n
+	}
+	return nil
+}
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

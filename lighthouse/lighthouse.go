@@ -1,0 +1,214 @@
+// Package lighthouse runs real Lighthouse audits (the npm package, 12.x)
+// on a Chromium of sitediag's own, so that every request an audit makes
+// goes through sitediag's filtering proxy.
+//
+// A Runner keeps one warm Chromium (started with browser.Flags, its
+// browser-wide proxy refusing everything) and one warm Node worker that
+// has loaded Lighthouse and is connected to that Chromium. Each audit
+// runs in a new browser context whose proxy is a filtering proxy of the
+// job's own (Config.Network), which counts what it refused. Audits run
+// one at a time, with a short wait queue; past it Audit fails with a
+// *browser.BusyError. A worker that hangs past the job's deadline or
+// dies is killed with its process group, and the next audit starts a
+// new one; nothing outlives Close.
+//
+// The package.json and lock file in this folder pin Lighthouse; `npm ci`
+// there (make setup does it) installs it where Config.Dir finds it.
+package lighthouse
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/sitediag/sitediag/browser"
+)
+
+//go:embed worker.mjs
+var workerJS []byte
+
+// Defaults of Config.
+const (
+	DefaultJobTimeout = 90 * time.Second
+	DefaultMaxQueue   = 2
+)
+
+// ErrUnavailable means Node, the Lighthouse package or Chromium is
+// missing, or the worker could not be started.
+var ErrUnavailable = errors.New("lighthouse: unavailable")
+
+// Config configures a Runner. Network is required.
+type Config struct {
+	// Network gives each audit its filtering proxy.
+	Network browser.Network
+	// ChromePath is the Chromium binary (see browser.Find).
+	ChromePath string
+	// Dir holds node_modules/lighthouse. If empty,
+	// $SITEDIAG_LIGHTHOUSE_DIR, then ./lighthouse.
+	Dir string
+	// Node is the node binary. If empty, node on PATH.
+	Node string
+	// JobTimeout bounds each audit from the moment it has the worker. If
+	// zero, DefaultJobTimeout.
+	JobTimeout time.Duration
+	// MaxQueue is how many audits may wait for the worker. If zero,
+	// DefaultMaxQueue; negative means none wait.
+	MaxQueue int
+}
+
+// Runner runs audits. Build it with New; Close it.
+type Runner struct {
+	cfg   Config
+	slot  chan struct{}
+	queue chan struct{}
+
+	mu     sync.Mutex
+	w      *worker
+	closed bool
+	avg    time.Duration
+}
+
+// New returns a Runner; nothing starts until the first audit.
+func New(cfg Config) (*Runner, error) {
+	if cfg.Network == nil {
+		return nil, errors.New("lighthouse: Config.Network is required")
+	}
+	if cfg.Dir == "" {
+		cfg.Dir = os.Getenv("SITEDIAG_LIGHTHOUSE_DIR")
+	}
+	if cfg.Dir == "" {
+		cfg.Dir = "lighthouse"
+	}
+	if cfg.JobTimeout <= 0 {
+		cfg.JobTimeout = DefaultJobTimeout
+	}
+	switch {
+	case cfg.MaxQueue == 0:
+		cfg.MaxQueue = DefaultMaxQueue
+	case cfg.MaxQueue < 0:
+		cfg.MaxQueue = 0
+	}
+	return &Runner{cfg: cfg, slot: make(chan struct{}, 1), queue: make(chan struct{}, cfg.MaxQueue), avg: 10 * time.Second}, nil
+}
+
+// JobTimeout is the deadline of each audit.
+func (r *Runner) JobTimeout() time.Duration { return r.cfg.JobTimeout }
+
+// find checks that Node, the package and Chromium are there.
+func (r *Runner) find() (node, chrome, dir string, err error) {
+	node = r.cfg.Node
+	if node == "" {
+		node = "node"
+	}
+	if node, err = exec.LookPath(node); err != nil {
+		return "", "", "", fmt.Errorf("%w: node is not installed: %w", ErrUnavailable, err)
+	}
+	dir, err = filepath.Abs(r.cfg.Dir)
+	if err == nil {
+		_, err = os.Stat(filepath.Join(dir, "node_modules", "lighthouse", "core", "index.js"))
+	}
+	if err != nil {
+		return "", "", "", fmt.Errorf("%w: the lighthouse package is not installed in %s (npm ci there): %w", ErrUnavailable, r.cfg.Dir, err)
+	}
+	if chrome, err = browser.Find(r.cfg.ChromePath); err != nil {
+		return "", "", "", fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return node, chrome, dir, nil
+}
+
+// Status says whether audits can run, without starting anything.
+func (r *Runner) Status() (ready bool, message string) {
+	if _, _, dir, err := r.find(); err != nil {
+		return false, err.Error()
+	} else {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.w != nil {
+			return true, "worker running; Lighthouse from " + dir
+		}
+		return true, "Lighthouse found in " + dir + "; the worker starts on first use"
+	}
+}
+
+// acquire takes the worker's slot, waiting in the bounded queue.
+func (r *Runner) acquire(ctx context.Context) error {
+	select {
+	case r.slot <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case r.queue <- struct{}{}:
+	default:
+		return &browser.BusyError{RetryAfter: r.retryAfter()}
+	}
+	defer func() { <-r.queue }()
+	select {
+	case r.slot <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return &browser.BusyError{RetryAfter: r.retryAfter()}
+	}
+}
+
+// retryAfter estimates when the queue will have drained.
+func (r *Runner) retryAfter() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.avg * time.Duration(len(r.queue)+1)
+}
+
+// Close stops the worker and its Chromium.
+func (r *Runner) Close() error {
+	r.mu.Lock()
+	r.closed = true
+	w := r.w
+	r.w = nil
+	r.mu.Unlock()
+	if w != nil {
+		w.kill()
+	}
+	return nil
+}
+
+// worker returns the running worker, starting one when there is none.
+func (r *Runner) worker(ctx context.Context) (*worker, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, fmt.Errorf("%w: closed", ErrUnavailable)
+	}
+	if r.w != nil && r.w.alive() {
+		return r.w, nil
+	}
+	if r.w != nil {
+		r.w.kill()
+		r.w = nil
+	}
+	node, chrome, dir, err := r.find()
+	if err != nil {
+		return nil, err
+	}
+	w, err := startWorker(ctx, r.cfg.Network, node, chrome, dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	r.w = w
+	return w, nil
+}
+
+// discard kills w if it is still the current worker.
+func (r *Runner) discard(w *worker) {
+	r.mu.Lock()
+	if r.w == w {
+		r.w = nil
+	}
+	r.mu.Unlock()
+	w.kill()
+}

@@ -1,0 +1,198 @@
+package lighthouse_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sitediag/sitediag/browser"
+	"github.com/sitediag/sitediag/dns"
+	"github.com/sitediag/sitediag/internal/dnstest"
+	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/guardnet"
+	"github.com/sitediag/sitediag/internal/procs"
+	"github.com/sitediag/sitediag/internal/testenv"
+	"github.com/sitediag/sitediag/lighthouse"
+)
+
+// needLighthouse skips (or, in CI, fails) without Node, the package or
+// Chromium.
+func needLighthouse(t *testing.T) {
+	t.Helper()
+	_, errNode := exec.LookPath("node")
+	_, errPkg := os.Stat(filepath.Join("node_modules", "lighthouse", "core", "index.js"))
+	_, errChrome := browser.Find(os.Getenv("SITEDIAG_CHROME_PATH"))
+	testenv.Need(t, errNode == nil && errPkg == nil && errChrome == nil,
+		"needs node, Chromium and the lighthouse package (make setup, or npm ci in lighthouse/)")
+}
+
+// fixture is a site of test pages, known as site.test, and a runner
+// whose network allows loopback only through the allow list.
+type fixture struct {
+	runner *lighthouse.Runner
+	site   string
+}
+
+func newFixture(t *testing.T, cfg lighthouse.Config) *fixture {
+	t.Helper()
+	srv := dnstest.Start(t)
+	srv.Add(t, "site.test. 60 IN A 127.0.0.1", "evil.test. 60 IN A 169.254.169.254")
+	g := guard.New(&dns.Resolver{Servers: []string{srv.Addr}, Timeout: 2 * time.Second},
+		guard.NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}))
+	cfg.Network = guardnet.Network(g)
+	cfg.Dir = "."
+	r, err := lighthouse.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		switch req.URL.Path {
+		case "/favicon.ico":
+			http.NotFound(w, req)
+		case "/slow":
+			time.Sleep(1500 * time.Millisecond)
+			w.Write([]byte(page))
+		case "/refused":
+			w.Write([]byte(strings.Replace(page, "</body>", `<img src="http://evil.test/pixel.gif" alt="x"></body>`, 1)))
+		default:
+			w.Write([]byte(page))
+		}
+	}))
+	t.Cleanup(site.Close)
+	return &fixture{runner: r, site: "http://site.test:" + site.URL[strings.LastIndex(site.URL, ":")+1:]}
+}
+
+const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Fixture page</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="description" content="A page for audits.">
+</head><body><h1>Hello</h1><p>A small page that loads fast.</p></body></html>`
+
+func seoOnly(t *testing.T) *lighthouse.Flags {
+	f, err := lighthouse.ParseFlags([]string{"--only-categories=seo,best-practices"}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestAudit(t *testing.T) {
+	needLighthouse(t)
+	f := newFixture(t, lighthouse.Config{})
+	ctx := context.Background()
+	rep, err := f.runner.Audit(ctx, f.site+"/", lighthouse.Options{Desktop: true, Flags: seoOnly(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.RuntimeError != nil || rep.FinalURL != f.site+"/" || rep.Scores["seo"] < 50 || rep.Scores["best-practices"] < 50 {
+		t.Errorf("report: final %q, scores %v, runtime error %+v", rep.FinalURL, rep.Scores, rep.RuntimeError)
+	}
+	if _, ok := rep.Scores["performance"]; ok {
+		t.Errorf("performance ran though only seo and best-practices were asked for: %v", rep.Scores)
+	}
+	if !strings.Contains(string(rep.HTML), "<html") || !strings.Contains(string(rep.JSON), `"lighthouseVersion"`) {
+		t.Error("reports missing")
+	}
+
+	// A page that loads a refused address: refused, counted, audited.
+	rep, err = f.runner.Audit(ctx, f.site+"/refused", lighthouse.Options{Flags: seoOnly(t)})
+	if err != nil || rep.RuntimeError != nil || rep.Refused == 0 {
+		t.Errorf("refused sub-resource: %v, %+v", err, rep)
+	}
+
+	// An unreachable target is Lighthouse's runtime error, not a failure.
+	rep, err = f.runner.Audit(ctx, "http://127.0.0.1:1/", lighthouse.Options{Flags: seoOnly(t)})
+	if err != nil || rep.RuntimeError == nil {
+		t.Errorf("unreachable: %v, %+v", err, rep)
+	}
+}
+
+// A worker killed mid-audit fails that audit cleanly; the next one
+// starts a new worker and succeeds.
+func TestAuditWorkerKilled(t *testing.T) {
+	needLighthouse(t)
+	f := newFixture(t, lighthouse.Config{})
+	ctx := context.Background()
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.runner.Audit(ctx, f.site+"/slow", lighthouse.Options{Flags: seoOnly(t)})
+		done <- err
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	var killed bool
+	for !killed && time.Now().Before(deadline) {
+		for _, pid := range procs.ChildrenOf(os.Getpid()) {
+			if strings.Contains(procs.Cmdline(pid), "worker.mjs") {
+				time.Sleep(500 * time.Millisecond) // into the audit
+				killed = syscall.Kill(pid, syscall.SIGKILL) == nil
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !killed {
+		t.Fatal("no worker process to kill")
+	}
+	if err := <-done; !errors.Is(err, lighthouse.ErrWorkerDied) && err == nil {
+		t.Errorf("audit whose worker died: got %v, want an error", err)
+	}
+	if _, err := f.runner.Audit(ctx, f.site+"/", lighthouse.Options{Flags: seoOnly(t)}); err != nil {
+		t.Errorf("next audit: %v", err)
+	}
+}
+
+// An audit past its deadline is ended and its worker killed.
+func TestAuditDeadline(t *testing.T) {
+	needLighthouse(t)
+	f := newFixture(t, lighthouse.Config{JobTimeout: 2 * time.Second})
+	_, err := f.runner.Audit(context.Background(), f.site+"/slow", lighthouse.Options{Flags: seoOnly(t)})
+	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, lighthouse.ErrUnavailable) {
+		t.Errorf("got %v, want the deadline", err)
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	f, err := lighthouse.ParseFlags([]string{"--only-categories=performance,seo", "--only-categories=accessibility",
+		"--skip-audits=uses-http2", "--preset=perf", "--form-factor=desktop", "--screenEmulation.width=1024",
+		"--screenEmulation.mobile=false", "--throttling-method=provided", "--throttling.rttMs=40", "--locale=de",
+		"--emulated-user-agent=Test/1.0", "--blocked-url-patterns=*.woff2", "--max-wait-for-load=30000"}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Preset != "perf" || len(f.API["onlyCategories"].([]string)) != 3 || f.API["formFactor"] != "desktop" ||
+		f.API["screenEmulation"].(map[string]any)["width"] != 1024.0 || f.API["screenEmulation"].(map[string]any)["mobile"] != false ||
+		f.API["throttling"].(map[string]any)["rttMs"] != 40.0 || f.API["maxWaitForLoad"] != 30000.0 {
+		t.Errorf("flags: %+v", f)
+	}
+	for _, bad := range []string{"--output-path=/tmp/x", "--config-path=/etc/passwd", "--port=9222", "--plugins=evil",
+		"--chrome-flags=--no-sandbox", "--chrome-path=/bin/sh", "--view", "--max-wait-for-load=3600000", "--preset=fast",
+		"--throttling.rttMs=abc", "only-categories=seo", "--only-categories", "--extra-headers={}", "--gather-mode"} {
+		_, err := lighthouse.ParseFlags([]string{bad}, time.Minute)
+		var fe *lighthouse.FlagError
+		if !errors.As(err, &fe) || !strings.HasPrefix(bad, fe.Flag) {
+			t.Errorf("%s: got %v, want a FlagError naming it", bad, err)
+		}
+	}
+}
+
+// Without the package the runner says so, and starts nothing.
+func TestUnavailable(t *testing.T) {
+	r, err := lighthouse.New(lighthouse.Config{Network: guardnet.Network(guard.New(nil, guard.NewPolicy(nil))), Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if ready, msg := r.Status(); ready || !strings.Contains(msg, "not installed") {
+		t.Errorf("status: %v %q", ready, msg)
+	}
+	if _, err := r.Audit(context.Background(), "http://site.test/", lighthouse.Options{}); !errors.Is(err, lighthouse.ErrUnavailable) {
+		t.Errorf("got %v, want ErrUnavailable", err)
+	}
+}
