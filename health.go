@@ -27,7 +27,8 @@ type ServiceHealth struct {
 // servers (service "resolver"), the ICMP sockets /ping and /mtr need
 // (service "icmp") and the browser ("browser": down when Chromium is
 // missing or does not start, degraded when jobs are waiting for a slot;
-// a browser that has not started yet is not started).
+// a browser that has not started yet is not started) and Lighthouse
+// ("lighthouse": down when Node, the package or Chromium is missing).
 func (c *Client) Health(ctx context.Context) []ServiceHealth {
 	resolver := ServiceHealth{Name: "resolver", Status: Healthy, Message: "DNS servers answer"}
 	if err := c.resolver.Ping(ctx); err != nil {
@@ -41,7 +42,12 @@ func (c *Client) Health(ctx context.Context) []ServiceHealth {
 	case st.Busy:
 		b.Status = Degraded
 	}
-	return []ServiceHealth{resolver, icmpHealth(ping.ICMPAccess(false)), b}
+	lh := ServiceHealth{Name: "lighthouse", Status: Healthy}
+	var ready bool
+	if ready, lh.Message = c.lighthouse.Status(); !ready {
+		lh.Status = Down
+	}
+	return []ServiceHealth{resolver, icmpHealth(ping.ICMPAccess(false)), b, lh}
 }
 
 // icmpHealth says what the ICMP access allows: raw sockets serve /ping

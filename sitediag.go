@@ -58,6 +58,7 @@ import (
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardnet"
 	"github.com/sitediag/sitediag/internal/target"
+	"github.com/sitediag/sitediag/lighthouse"
 )
 
 // DefaultTimeout bounds an operation whose context has no deadline.
@@ -126,15 +127,23 @@ type Config struct {
 	// BrowserJobTimeout bounds each browser job from the moment it has a
 	// slot. If zero, 60 s.
 	BrowserJobTimeout time.Duration
+	// LighthouseDir holds node_modules/lighthouse (npm ci in the
+	// module's lighthouse folder). If empty, $SITEDIAG_LIGHTHOUSE_DIR,
+	// then ./lighthouse.
+	LighthouseDir string
+	// LighthouseJobTimeout bounds each audit from the moment it has the
+	// worker. If zero, 90 s.
+	LighthouseJobTimeout time.Duration
 }
 
 // Client runs diagnoses. Build it with New; see the package doc for
 // concurrency.
 type Client struct {
-	cfg      Config
-	resolver *dns.Resolver
-	guard    *guard.Guard
-	browser  *browser.Pool
+	cfg        Config
+	resolver   *dns.Resolver
+	guard      *guard.Guard
+	browser    *browser.Pool
+	lighthouse *lighthouse.Runner
 }
 
 // New returns a Client for cfg, or an error when cfg is malformed.
@@ -173,11 +182,22 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sitediag: %w", err)
 	}
+	lh, err := lighthouse.New(lighthouse.Config{
+		Network:    guardnet.Network(g),
+		ChromePath: chrome,
+		Dir:        cfg.LighthouseDir,
+		JobTimeout: cfg.LighthouseJobTimeout,
+	})
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("sitediag: %w", err)
+	}
 	return &Client{
-		cfg:      cfg,
-		resolver: resolver,
-		guard:    g,
-		browser:  pool,
+		cfg:        cfg,
+		resolver:   resolver,
+		guard:      g,
+		browser:    pool,
+		lighthouse: lh,
 	}, nil
 }
 
@@ -211,10 +231,13 @@ func normaliseProxies(in map[string]*url.URL) (map[string]*url.URL, error) {
 	return out, nil
 }
 
-// Close releases what the client started: it stops the browser (running
-// browser jobs fail) and waits until its processes are gone. Do not use
+// Close releases what the client started: it stops the browser and the
+// Lighthouse worker (running jobs fail) and waits until its processes are gone. Do not use
 // the client after Close.
-func (c *Client) Close() error { return c.browser.Close() }
+func (c *Client) Close() error {
+	c.lighthouse.Close()
+	return c.browser.Close()
+}
 
 // withTimeout applies the client's timeout when ctx has no deadline.
 func (c *Client) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {

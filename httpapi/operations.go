@@ -30,6 +30,7 @@ func (h *Handler) operations() map[string]httprouter.Handle {
 		"/web-scraping":  operation(h, h.webScrape),
 		"/webscraping":   operation(h, h.webScrape),
 		"/mixedcontent":  operation(h, h.mixedContent),
+		"/lighthouse":    operation(h, h.lighthouse),
 	}
 }
 

@@ -145,9 +145,9 @@ func (w *worker) kill() {
 
 // request is one audit for the worker.
 type request struct {
-	ID      int            `json:"id"`
-	URL     string         `json:"url"`
-	Proxy   string         `json:"proxy"`
+	ID     int            `json:"id"`
+	URL    string         `json:"url"`
+	Proxy  string         `json:"proxy"`
 	Preset string         `json:"preset"`
 	Flags  map[string]any `json:"flags"`
 }

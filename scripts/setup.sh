@@ -14,6 +14,8 @@ ip iproute2
 nft nftables
 sysctl procps
 chromium chromium
+node nodejs
+npm npm
 LIST
 
 if [ ${#need_pkgs[@]} -gt 0 ]; then
@@ -23,5 +25,16 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -q "${need_pkgs[@]}" >/dev/null
   else
     echo "setup: missing packages: ${need_pkgs[*]} (install them as root: apt-get install ${need_pkgs[*]})" >&2
+  fi
+fi
+
+# Lighthouse, pinned by lighthouse/package-lock.json, for /lighthouse.
+root=$(cd "$(dirname "$0")/.." && pwd)
+if [ ! -f "$root/lighthouse/node_modules/lighthouse/core/index.js" ]; then
+  if command -v npm >/dev/null 2>&1; then
+    echo "setup: installing Lighthouse (npm ci in lighthouse/)"
+    (cd "$root/lighthouse" && npm ci --no-audit --no-fund --loglevel=error)
+  else
+    echo "setup: npm is missing, so Lighthouse is not installed (/lighthouse answers 503)" >&2
   fi
 fi

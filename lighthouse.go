@@ -1,0 +1,148 @@
+package sitediag
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/sitediag/sitediag/browser"
+	"github.com/sitediag/sitediag/lighthouse"
+)
+
+// LighthouseOptions are the options of Lighthouse. The zero value audits
+// the desktop page, following redirects, every category.
+type LighthouseOptions struct {
+	// Device is desktop (Lighthouse's desktop preset) or mobile (its
+	// default mobile emulation). Empty means desktop.
+	Device string `json:"device"`
+	// ProxyCountry routes the audit through the proxy configured for
+	// that country. Empty means direct.
+	ProxyCountry string `json:"proxyCountry"`
+	// FollowRedirect audits the page a redirect leads to; off, a page
+	// that redirects is CodeUnableToConnect. Unset means on.
+	FollowRedirect Toggle `json:"followRedirect"`
+	// Parameters are Lighthouse CLI flags from an allow list
+	// (lighthouse.ParseFlags): --only-categories, --only-audits,
+	// --skip-audits, --preset, --form-factor, --screenEmulation.*,
+	// --throttling-method, --throttling.*, --locale,
+	// --emulated-user-agent, --blocked-url-patterns, --max-wait-for-load
+	// (up to the job's deadline).
+	Parameters []string `json:"parameters"`
+}
+
+// LighthouseSettings are LighthouseOptions resolved.
+type LighthouseSettings struct {
+	Device         string   `json:"device"`
+	ProxyCountry   string   `json:"proxyCountry,omitempty"`
+	FollowRedirect bool     `json:"followRedirect"`
+	Parameters     []string `json:"parameters"`
+}
+
+// LighthouseScores are the category scores, 0–100; a category that did
+// not run (--only-categories) or has no score is nil.
+type LighthouseScores struct {
+	Performance   *int `json:"performance"`
+	Accessibility *int `json:"accessibility"`
+	BestPractices *int `json:"bestPractices"`
+	SEO           *int `json:"seo"`
+}
+
+// LighthouseResult is an audit: Lighthouse's reports, the scores, the
+// page visited and the settings used.
+type LighthouseResult struct {
+	HTMLReport, JSONReport []byte
+	Scores                 LighthouseScores
+	// PageVisit's RedirectedURL is the URL Lighthouse audited.
+	PageVisit
+	Settings LighthouseSettings
+}
+
+// loadErrors are the Lighthouse runtime errors that mean the page could
+// not be loaded: the target's outcome, not the service's failure.
+var loadErrors = []string{"FAILED_DOCUMENT_REQUEST", "ERRORED_DOCUMENT_REQUEST", "DNS_FAILURE", "NOT_HTML",
+	"NO_DOCUMENT_REQUEST", "INSECURE_DOCUMENT_REQUEST", "CHROME_INTERSTITIAL_ERROR", "PAGE_HUNG", "NO_FCP"}
+
+// Lighthouse audits the page at rawURL with the real Lighthouse (the npm
+// package, run by a warm Node worker on a Chromium of the client's own);
+// every request of the audit goes through the SSRF policy, and what the
+// page may not load is refused silently and counted. Errors:
+// CodeInvalidURL, CodeInvalidParameters (a parameter not on the allow
+// list, named), CodeProxyCountryUnsupported, CodeTargetNotAllowed,
+// CodeUnableToConnect (Lighthouse could not load the page, or a redirect
+// not followed), CodeLighthouseUnavailable (Node, the package or
+// Chromium missing), CodeBusy, CodeLighthouseUnexpected.
+func (c *Client) Lighthouse(ctx context.Context, rawURL string, opts LighthouseOptions) (*LighthouseResult, error) {
+	p, err := c.newPage(rawURL, PageOptions{Device: opts.Device, ProxyCountry: opts.ProxyCountry}, pageDefaults{})
+	if err != nil {
+		return nil, err
+	}
+	flags, err := lighthouse.ParseFlags(opts.Parameters, c.lighthouse.JobTimeout())
+	var fe *lighthouse.FlagError
+	if errors.As(err, &fe) {
+		return nil, InvalidParameter("parameters", fe.Flag+": "+fe.Problem)
+	}
+	res := &LighthouseResult{PageVisit: PageVisit{URL: p.target.URL.String()}, Settings: LighthouseSettings{
+		Device: p.settings.Device, ProxyCountry: opts.ProxyCountry, FollowRedirect: opts.FollowRedirect.Or(true),
+		Parameters: slices.Clone(opts.Parameters),
+	}}
+	if res.Settings.Parameters == nil {
+		res.Settings.Parameters = []string{}
+	}
+	// Availability before the operation (DESIGN §7), as the browser
+	// operations check theirs before loading the target.
+	if ready, msg := c.lighthouse.Status(); !ready {
+		return nil, NewError(CodeLighthouseUnavailable, nil, "Lighthouse is not available on this server: %s", msg)
+	}
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	if err := c.checkPage(ctx, p.target); err != nil {
+		return nil, err
+	}
+	rep, err := c.lighthouse.Audit(ctx, res.URL, lighthouse.Options{Desktop: p.settings.Device == "desktop", Flags: flags, Upstream: p.job.Upstream})
+	if err != nil {
+		return nil, mapLighthouseError(err)
+	}
+	if re := rep.RuntimeError; re != nil {
+		if slices.Contains(loadErrors, re.Code) {
+			return nil, NewError(CodeUnableToConnect, nil, "%s: %s (%s)", res.URL, re.Message, re.Code)
+		}
+		return nil, NewError(CodeLighthouseUnexpected, nil, "Lighthouse could not audit the page: %s (%s)", re.Message, re.Code)
+	}
+	res.RedirectedURL, res.BlockedRequests = rep.FinalURL, rep.Refused
+	if !res.Settings.FollowRedirect && rep.FinalURL != res.URL {
+		return nil, NewError(CodeUnableToConnect, nil, "the page redirects to %s; set followRedirect to audit the page it leads to", rep.FinalURL)
+	}
+	res.HTMLReport, res.JSONReport = rep.HTML, rep.JSON
+	score := func(id string) *int {
+		if v, ok := rep.Scores[id]; ok {
+			return &v
+		}
+		return nil
+	}
+	res.Scores = LighthouseScores{Performance: score("performance"), Accessibility: score("accessibility"),
+		BestPractices: score("best-practices"), SEO: score("seo")}
+	return res, nil
+}
+
+// mapLighthouseError maps what the runner returns to the documented codes.
+func mapLighthouseError(err error) *Error {
+	var busy *browser.BusyError
+	switch {
+	case errors.As(err, &busy):
+		e := RetryLater(CodeBusy, busy.RetryAfter, "the Lighthouse worker is busy and its queue is full; try again later")
+		e.Err = err
+		return e
+	case errors.Is(err, lighthouse.ErrUnavailable):
+		return NewError(CodeLighthouseUnavailable, err, "Lighthouse is not available on this server")
+	case errors.Is(err, context.DeadlineExceeded):
+		return NewError(CodeLighthouseUnexpected, err, "the audit did not finish in time")
+	case errors.Is(err, lighthouse.ErrWorkerDied):
+		return NewError(CodeLighthouseUnexpected, err, "the Lighthouse worker died during the audit")
+	}
+	return NewError(CodeLighthouseUnexpected, err, "Lighthouse failed")
+}
+
+// Lighthouse calls Client.Lighthouse on the default client.
+func Lighthouse(ctx context.Context, rawURL string, opts LighthouseOptions) (*LighthouseResult, error) {
+	return onDefault(ctx, rawURL, opts, (*Client).Lighthouse)
+}
