@@ -45,6 +45,7 @@ const (
 	CodeBrokenLinkCheckFailed   Code = "BROKEN_LINK_CHECK_FAILED"
 	CodeScreenshotFailed        Code = "SCREENSHOT_FAILED"
 	CodeMixedContentCheckFailed Code = "MIXED_CONTENT_CHECK_FAILED"
+	CodeBrandFailed             Code = "BRAND_FAILED"
 	CodePortScanFailed          Code = "PORT_SCAN_FAILED"
 	CodePingFailed              Code = "PING_FAILED"
 	CodeMTRFailed               Code = "MTR_FAILED"

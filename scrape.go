@@ -129,10 +129,9 @@ func isText(contentType string) bool {
 	return err == nil && (strings.HasPrefix(mt, "text/") || mt == "application/xhtml+xml")
 }
 
-// manifestIcons fetches the page's web app manifest, when it names one,
-// through the guard, and returns its icons; a manifest that cannot be
-// had adds none.
-func (c *Client) manifestIcons(ctx context.Context, p *page, manifest string) []content.Icon {
+// manifest fetches the page's web app manifest, when it names one,
+// through the guard; nil when there is none or it cannot be had.
+func (c *Client) manifest(ctx context.Context, p *page, manifest string) *content.Manifest {
 	u, err := url.Parse(manifest)
 	if manifest == "" || err != nil {
 		return nil
@@ -145,7 +144,7 @@ func (c *Client) manifestIcons(ctx context.Context, p *page, manifest string) []
 	if err != nil {
 		return nil
 	}
-	return content.ManifestIcons(page.Body, page.URL)
+	return content.ParseManifest(page.Body, page.URL)
 }
 
 // MetaScrapeOptions are the options of MetaScrape. The zero value renders
@@ -209,7 +208,9 @@ func (c *Client) MetaScrape(ctx context.Context, rawURL string, opts MetaScrapeO
 	}
 	res.PageVisit = d.visit
 	res.Metadata = content.ExtractMetadata(d.doc)
-	res.Metadata.Icons = append(res.Metadata.Icons, c.manifestIcons(ctx, p, res.Metadata.Manifest)...)
+	if m := c.manifest(ctx, p, res.Metadata.Manifest); m != nil {
+		res.Metadata.Icons = append(res.Metadata.Icons, m.Icons...)
+	}
 	if res.Metadata.Empty() {
 		return nil, NewError(CodeNoMetadata, nil, "the page has no title, meta tags, Open Graph, Twitter Card, JSON-LD or icons")
 	}

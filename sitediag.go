@@ -49,16 +49,19 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/sitediag/sitediag/brand"
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardnet"
 	"github.com/sitediag/sitediag/internal/target"
 	"github.com/sitediag/sitediag/lighthouse"
+	"golang.org/x/sync/singleflight"
 )
 
 // DefaultTimeout bounds an operation whose context has no deadline.
@@ -134,6 +137,17 @@ type Config struct {
 	// LighthouseJobTimeout bounds each audit from the moment it has the
 	// worker. If zero, 90 s.
 	LighthouseJobTimeout time.Duration
+	// DataDir is where the client keeps what outlives it: the default
+	// brand cache's file (brand-cache.json). Empty means nothing is
+	// kept on disk.
+	DataDir string
+	// BrandCache stores brand records. If nil, a MemoryBrandCache
+	// (1000 records, 24 h), persisted under DataDir when set.
+	BrandCache BrandCache
+	// BrandEnricher, if set, adds to enriched brand records (a language
+	// model, say). Nil means the extractive heuristics of brand.Enrich
+	// only.
+	BrandEnricher brand.Enricher
 }
 
 // Client runs diagnoses. Build it with New; see the package doc for
@@ -144,6 +158,10 @@ type Client struct {
 	guard      *guard.Guard
 	browser    *browser.Pool
 	lighthouse *lighthouse.Runner
+	brandCache BrandCache
+	// brandFlight shares one extraction among concurrent requests for
+	// the same domain and mode.
+	brandFlight singleflight.Group
 }
 
 // New returns a Client for cfg, or an error when cfg is malformed.
@@ -192,12 +210,21 @@ func New(cfg Config) (*Client, error) {
 		pool.Close()
 		return nil, fmt.Errorf("sitediag: %w", err)
 	}
+	cache := cfg.BrandCache
+	if cache == nil {
+		var file string
+		if cfg.DataDir != "" {
+			file = filepath.Join(cfg.DataDir, "brand-cache.json")
+		}
+		cache = NewMemoryBrandCache(0, 0, file)
+	}
 	return &Client{
 		cfg:        cfg,
 		resolver:   resolver,
 		guard:      g,
 		browser:    pool,
 		lighthouse: lh,
+		brandCache: cache,
 	}, nil
 }
 

@@ -175,7 +175,7 @@ func TestMetadataEmptyAndMarkdown(t *testing.T) {
 	}
 }
 
-func TestManifestIcons(t *testing.T) {
+func TestParseManifest(t *testing.T) {
 	body, err := os.ReadFile(filepath.Join("..", "testdata", "pages", "site.webmanifest"))
 	if err != nil {
 		t.Fatal(err)
@@ -185,10 +185,11 @@ func TestManifestIcons(t *testing.T) {
 		{URL: "http://site.test/icons/android-192.png", Rel: "manifest", Sizes: "192x192", Type: "image/png", Source: "manifest"},
 		{URL: "http://site.test/icons/android-512.png", Rel: "manifest", Sizes: "512x512", Type: "image/png", Source: "manifest"},
 	}
-	if diff := cmp.Diff(want, content.ManifestIcons(body, u)); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
+	m := content.ParseManifest(body, u)
+	if diff := cmp.Diff(want, m.Icons); diff != "" || m.Name != "Ledgerly" {
+		t.Errorf("name %q, icons (-want +got):\n%s", m.Name, diff)
 	}
-	if got := content.ManifestIcons([]byte("not json"), u); got != nil {
+	if got := content.ParseManifest([]byte("not json"), u); got != nil {
 		t.Errorf("not a manifest: got %v", got)
 	}
 }

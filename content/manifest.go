@@ -10,11 +10,19 @@ import (
 // MaxManifestBytes is how much of a web app manifest is read.
 const MaxManifestBytes = 256 << 10
 
-// ManifestIcons returns the icons a web app manifest lists, resolved
-// against the manifest's URL; nil when body is not a manifest.
-func ManifestIcons(body []byte, manifestURL *url.URL) []Icon {
+// Manifest is what sitediag reads of a web app manifest.
+type Manifest struct {
+	Name, ShortName string
+	// Icons are resolved against the manifest's URL.
+	Icons []Icon
+}
+
+// ParseManifest reads a web app manifest; nil when body is not one.
+func ParseManifest(body []byte, manifestURL *url.URL) *Manifest {
 	var m struct {
-		Icons []struct {
+		Name      string `json:"name"`
+		ShortName string `json:"short_name"`
+		Icons     []struct {
 			Src     string `json:"src"`
 			Sizes   string `json:"sizes"`
 			Type    string `json:"type"`
@@ -24,11 +32,11 @@ func ManifestIcons(body []byte, manifestURL *url.URL) []Icon {
 	if err := json.Unmarshal(body, &m); err != nil {
 		return nil
 	}
-	var icons []Icon
+	out := &Manifest{Name: clean(m.Name), ShortName: clean(m.ShortName)}
 	for _, i := range m.Icons {
 		if u := htmlx.Resolve(manifestURL, i.Src); u != nil {
-			icons = append(icons, Icon{URL: u.String(), Rel: "manifest", Sizes: i.Sizes, Type: i.Type, Source: "manifest"})
+			out.Icons = append(out.Icons, Icon{URL: u.String(), Rel: "manifest", Sizes: i.Sizes, Type: i.Type, Source: "manifest"})
 		}
 	}
-	return icons
+	return out
 }

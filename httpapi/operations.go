@@ -31,6 +31,7 @@ func (h *Handler) operations() map[string]httprouter.Handle {
 		"/webscraping":   operation(h, h.webScrape),
 		"/mixedcontent":  operation(h, h.mixedContent),
 		"/lighthouse":    operation(h, h.lighthouse),
+		"/brand":         operation(h, h.brand),
 	}
 }
 

@@ -6,7 +6,7 @@
 //	SITEDIAG_ADDR            -addr            listen address (127.0.0.1:8080)
 //	SITEDIAG_API_KEYS        -api-keys        comma list; empty: one is generated and printed once
 //	SITEDIAG_PUBLIC_URL      -public-url      absolute base URL for artifact links
-//	SITEDIAG_DATA_DIR        -data-dir        where artifacts are kept
+//	SITEDIAG_DATA_DIR        -data-dir        where artifacts and the brand cache are kept
 //	SITEDIAG_ALLOW_NETWORKS  -allow-networks  CIDRs exempt from the SSRF deny table
 //	SITEDIAG_DNS_SERVERS     -dns-servers     host:port list used for every resolution
 //	SITEDIAG_CHROME_PATH     -chrome-path     Chromium binary
@@ -89,7 +89,7 @@ func parseSettings(args []string) (*settings, error) {
 }
 
 func (s *settings) clientConfig() (sitediag.Config, error) {
-	var cfg sitediag.Config
+	cfg := sitediag.Config{DataDir: s.dataDir}
 	for _, cidr := range splitList(s.allowNetworks) {
 		p, err := netip.ParsePrefix(cidr)
 		if err != nil {

@@ -1,0 +1,160 @@
+package sitediag
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/sitediag/sitediag/brand"
+	"github.com/sitediag/sitediag/browser"
+	"github.com/sitediag/sitediag/content"
+)
+
+// BrandRecord is the spec's brand data record; see brand.Record.
+type BrandRecord = brand.Record
+
+// BrandOptions are the options of Brand. The zero value reads the
+// standard record, from the cache when it has a fresh one.
+type BrandOptions struct {
+	// Refresh extracts anew, bypassing the cache, and rewrites it.
+	Refresh bool `json:"refresh"`
+	// Mode is standard or enriched (adds company facts). Empty means
+	// standard.
+	Mode string `json:"mode"`
+}
+
+// BrandResult is a site's brand record and where it came from.
+type BrandResult struct {
+	Record *BrandRecord
+	// Domain is the cache key's domain (the host without www.).
+	Domain string
+	Mode   string
+	// Cached says the record came from the cache; LastUpdated is when it
+	// was extracted.
+	Cached           bool
+	LastUpdated      time.Time
+	RefreshRequested bool
+	// BlockedRequests counts what the page tried to load that the SSRF
+	// policy refused (0 for a cached record).
+	BlockedRequests int
+}
+
+// DataAge is the record's age at now, for people: "45s", "12m",
+// "3h12m", "5d".
+func (r *BrandResult) DataAge(now time.Time) string {
+	d := now.Sub(r.LastUpdated)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", max(0, int(d.Seconds())))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh%dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// Brand reads the identity of the site at rawURL from its page rendered
+// in Chromium (computed styles with its own colour scheme and with
+// prefers-color-scheme: dark), its HTML, web app manifest and JSON-LD;
+// see brand.Extract and, for the enriched mode, brand.Enrich and
+// Config.BrandEnricher. Records are cached per domain and mode
+// (Config.BrandCache); concurrent requests for the same one share one
+// extraction. Errors: CodeInvalidURL, CodeInvalidParameters,
+// CodeTargetNotAllowed, CodeUnableToConnect, CodeBrowserUnavailable,
+// CodeBusy, CodeBrandFailed.
+func (c *Client) Brand(ctx context.Context, rawURL string, opts BrandOptions) (*BrandResult, error) {
+	mode := strings.ToLower(opts.Mode)
+	switch mode {
+	case "":
+		mode = "standard"
+	case "standard", "enriched":
+	default:
+		return nil, InvalidParameter("mode", "must be standard or enriched")
+	}
+	p, err := c.newPage(rawURL, PageOptions{}, pageDefaults{})
+	if err != nil {
+		return nil, err
+	}
+	domain := strings.TrimPrefix(strings.ToLower(p.target.URL.Hostname()), "www.")
+	key := domain + "|" + mode
+	if !opts.Refresh {
+		if e, err := c.brandCache.Get(ctx, key); err == nil && e != nil {
+			return &BrandResult{Record: e.Record, Domain: domain, Mode: mode, Cached: true, LastUpdated: e.FetchedAt}, nil
+		}
+	}
+	v, err, _ := c.brandFlight.Do(key, func() (any, error) {
+		// The extraction outlives one caller's cancellation: others may
+		// share it. The client's timeout bounds it.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.Timeout)
+		defer cancel()
+		res, err := c.extractBrand(ctx, p, mode)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.brandCache.Set(ctx, key, &CachedBrand{Record: res.Record, FetchedAt: res.LastUpdated, Mode: mode}); err != nil {
+			return nil, NewError(CodeBrandFailed, err, "the brand cache could not be written")
+		}
+		return res, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := *v.(*BrandResult)
+	res.Domain, res.RefreshRequested = domain, opts.Refresh
+	return &res, nil
+}
+
+// extractBrand renders the page and builds the record.
+func (c *Client) extractBrand(ctx context.Context, p *page, mode string) (*BrandResult, error) {
+	var light, dark []byte
+	var html string
+	visit, err := c.visit(ctx, p, func(ctx context.Context, j *browser.Job) error {
+		var err error
+		if light, err = j.Eval(ctx, brand.ExtractScript()); err != nil {
+			return err
+		}
+		if html, err = j.HTML(ctx, MaxDocumentBytes); err != nil {
+			return err
+		}
+		if err := j.SetColorScheme(ctx, browser.Dark); err != nil {
+			return err
+		}
+		dark, err = j.Eval(ctx, brand.ExtractScript())
+		return err
+	})
+	if err != nil {
+		return nil, mapBrowserError(err, CodeBrandFailed)
+	}
+	final, err := url.Parse(visit.RedirectedURL)
+	if err != nil {
+		return nil, NewError(CodeBrandFailed, err, "the page's final URL does not parse")
+	}
+	doc, err := content.ParseText(html, final)
+	if err != nil {
+		return nil, NewError(CodeBrandFailed, err, "the page could not be parsed")
+	}
+	in := brand.Inputs{Doc: doc}
+	if in.Light, err = brand.ParseStyles(light); err != nil {
+		return nil, NewError(CodeBrandFailed, err, "the page's styles could not be read")
+	}
+	in.Dark, _ = brand.ParseStyles(dark)
+	in.Manifest = c.manifest(ctx, p, content.ExtractMetadata(doc).Manifest)
+	rec := brand.Extract(in)
+	if mode == "enriched" {
+		brand.Enrich(rec, doc)
+		if c.cfg.BrandEnricher != nil {
+			if err := c.cfg.BrandEnricher.Enrich(ctx, rec, brand.SiteText(doc)); err != nil {
+				return nil, NewError(CodeBrandFailed, err, "the enricher failed")
+			}
+		}
+	}
+	return &BrandResult{Record: rec, Mode: mode, LastUpdated: c.cfg.Now().UTC(), BlockedRequests: visit.BlockedRequests}, nil
+}
+
+// Brand calls Client.Brand on the default client.
+func Brand(ctx context.Context, rawURL string, opts BrandOptions) (*BrandResult, error) {
+	return onDefault(ctx, rawURL, opts, (*Client).Brand)
+}
