@@ -95,16 +95,15 @@ func TestBrandSites(t *testing.T) {
 			{Type: "icon", URL: u("light-saas", "/icons/icon-512.png"), Format: "png"},
 		},
 		ColorScheme: "light",
-		Fonts:       []brand.Font{{"Inter", "heading", "google"}, {"Inter", "body", "google"}, {"Inter", "ui", "google"}},
+		Fonts:       []brand.Font{{Family: "Inter", Usage: "heading", Source: "google"}, {Family: "Inter", Usage: "body", Source: "google"}, {Family: "Inter", Usage: "ui", Source: "google"}},
 		FontSizes:   brand.FontSizes{H1: "48px", H2: "32px", Body: "16px"},
 		Components: brand.Components{
 			ButtonPrimary:   &brand.ComponentStyle{Background: "#0f766e", TextColor: "#ffffff", BorderRadius: "8px"},
 			ButtonSecondary: &brand.ComponentStyle{TextColor: "#0f766e", BorderColor: "#0f766e", BorderRadius: "8px"},
 			Input:           &brand.ComponentStyle{Background: "#ffffff", TextColor: "#1f2937", BorderColor: "#d1d5db", BorderRadius: "8px"},
 		},
-		Spacing: brand.Spacing{BaseUnit: 8, BorderRadius: "8px"},
-		SocialProfiles: []brand.Social{{"twitter", "https://twitter.com/ledgerly"}, {"linkedin", "https://www.linkedin.com/company/ledgerly"},
-			{"github", "https://github.com/ledgerly"}},
+		Spacing:        brand.Spacing{BaseUnit: 8, BorderRadius: "8px"},
+		SocialProfiles: []brand.Social{{Name: "twitter", URL: "https://twitter.com/ledgerly"}, {Name: "linkedin", URL: "https://www.linkedin.com/company/ledgerly"}, {Name: "github", URL: "https://github.com/ledgerly"}},
 		Links: brand.Links{Blog: u("light-saas", "/blog"), Login: u("light-saas", "/login"), Signup: u("light-saas", "/signup"),
 			Careers: u("light-saas", "/careers"), Contact: u("light-saas", "/contact"), Privacy: u("light-saas", "/privacy"),
 			Terms: u("light-saas", "/terms"), Pricing: u("light-saas", "/pricing")},
@@ -139,7 +138,7 @@ func TestBrandSites(t *testing.T) {
 	}
 	r = get("inline-svg-logo", "")
 	if len(r.Logos) != 1 || r.Logos[0].Theme != "light" || r.Logos[0].Format != "svg" ||
-		!cmp.Equal(r.SocialProfiles, []brand.Social{{"instagram", "https://www.instagram.com/fernwaytravel"}}) {
+		!cmp.Equal(r.SocialProfiles, []brand.Social{{Name: "instagram", URL: "https://www.instagram.com/fernwaytravel"}}) {
 		t.Errorf("inline-svg-logo: logos %+v, social %+v (a share link is not a profile)", r.Logos, r.SocialProfiles)
 	}
 	r = get("css-background-logo", "")
@@ -148,7 +147,7 @@ func TestBrandSites(t *testing.T) {
 		t.Errorf("css-background-logo: logos %+v, contact %q, primary %q", r.Logos, r.Links.Contact, r.Colors.Primary)
 	}
 	r = get("self-hosted-fonts", "")
-	if !cmp.Equal(r.Fonts, []brand.Font{{"Kiln Display", "heading", "custom"}, {"Kiln Text", "body", "custom"}}) || r.FontSizes.H1 != "64px" {
+	if !cmp.Equal(r.Fonts, []brand.Font{{Family: "Kiln Display", Usage: "heading", Source: "custom"}, {Family: "Kiln Text", Usage: "body", Source: "custom"}}) || r.FontSizes.H1 != "64px" {
 		t.Errorf("self-hosted-fonts: %+v %+v", r.Fonts, r.FontSizes)
 	}
 	r = get("jsonld-localbusiness", "enriched")
