@@ -66,13 +66,9 @@ func (r *BrandResult) DataAge(now time.Time) string {
 // CodeTargetNotAllowed, CodeUnableToConnect, CodeBrowserUnavailable,
 // CodeBusy, CodeBrandFailed.
 func (c *Client) Brand(ctx context.Context, rawURL string, opts BrandOptions) (*BrandResult, error) {
-	mode := strings.ToLower(opts.Mode)
-	switch mode {
-	case "":
-		mode = "standard"
-	case "standard", "enriched":
-	default:
-		return nil, InvalidParameter("mode", "must be standard or enriched")
+	mode, err := oneOf("mode", opts.Mode, "standard", "standard", "enriched")
+	if err != nil {
+		return nil, err
 	}
 	p, err := c.newPage(rawURL, PageOptions{}, pageDefaults{})
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/internal/guard"
@@ -131,6 +133,19 @@ func deviceName(d browser.Device) string {
 	return string(d)
 }
 
+// oneOf reads an enumerated option: in any case, empty meaning def; a
+// value not in allowed is INVALID_PARAMETERS naming field.
+func oneOf(field, value, def string, allowed ...string) (string, error) {
+	v := strings.ToLower(value)
+	if v == "" {
+		return def, nil
+	}
+	if !slices.Contains(allowed, v) {
+		return "", InvalidParameter(field, "must be "+strings.Join(allowed[:len(allowed)-1], ", ")+" or "+allowed[len(allowed)-1])
+	}
+	return v, nil
+}
+
 // checkRange refuses v outside [lo, hi]; zero means unset and passes.
 func checkRange[T int | float64](field string, v, lo, hi T) error {
 	if v != 0 && (v < lo || v > hi) {
@@ -171,9 +186,7 @@ func mapBrowserError(err error, failed Code) *Error {
 	case errors.As(err, &own): // a check of ours inside the job, such as checkPage
 		return own
 	case errors.As(err, &busy):
-		e := RetryLater(CodeBusy, busy.RetryAfter, "every browser slot is busy and the queue is full; try again later")
-		e.Err = err
-		return e
+		return RetryLater(CodeBusy, err, busy.RetryAfter, "every browser slot is busy and the queue is full; try again later")
 	case errors.Is(err, browser.ErrNotFound):
 		return NewError(CodeBrowserUnavailable, err, "Chromium is not installed on this server")
 	case errors.As(err, &unavailable), errors.Is(err, browser.ErrClosed):

@@ -158,9 +158,10 @@ func NewError(code Code, cause error, format string, args ...any) *Error {
 }
 
 // RetryLater returns the *Error of a refusal that passes with time
-// (CodeBusy, CodeRateLimited): RetryAfter says when to try again.
-func RetryLater(code Code, after time.Duration, details string) *Error {
-	return &Error{Code: code, Details: details, RetryAfter: after}
+// (CodeBusy, CodeRateLimited): RetryAfter says when to try again; cause
+// may be nil.
+func RetryLater(code Code, cause error, after time.Duration, details string) *Error {
+	return &Error{Code: code, Details: details, Err: cause, RetryAfter: after}
 }
 
 // InvalidParameter returns the INVALID_PARAMETERS error for one field.

@@ -97,7 +97,7 @@ func TestErrorContract(t *testing.T) {
 	if got := CodeOf(errors.New("plain")); got != "" {
 		t.Errorf("CodeOf(plain) = %q, want empty", got)
 	}
-	r := RetryLater(CodeRateLimited, 2*time.Second, "slow down")
+	r := RetryLater(CodeRateLimited, nil, 2*time.Second, "slow down")
 	if r.Status() != http.StatusTooManyRequests || r.RetryAfter != 2*time.Second {
 		t.Errorf("RetryLater: status %d, after %v", r.Status(), r.RetryAfter)
 	}

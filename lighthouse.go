@@ -129,9 +129,7 @@ func mapLighthouseError(err error) *Error {
 	var busy *browser.BusyError
 	switch {
 	case errors.As(err, &busy):
-		e := RetryLater(CodeBusy, busy.RetryAfter, "the Lighthouse worker is busy and its queue is full; try again later")
-		e.Err = err
-		return e
+		return RetryLater(CodeBusy, err, busy.RetryAfter, "the Lighthouse worker is busy and its queue is full; try again later")
 	case errors.Is(err, lighthouse.ErrUnavailable):
 		return NewError(CodeLighthouseUnavailable, err, "Lighthouse is not available on this server")
 	case errors.Is(err, context.DeadlineExceeded):

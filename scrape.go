@@ -191,13 +191,9 @@ func (c *Client) MetaScrape(ctx context.Context, rawURL string, opts MetaScrapeO
 	if err != nil {
 		return nil, err
 	}
-	format := strings.ToLower(opts.Format)
-	switch format {
-	case "":
-		format = "json"
-	case "json", "markdown":
-	default:
-		return nil, InvalidParameter("format", "must be json or markdown")
+	format, err := oneOf("format", opts.Format, "json", "json", "markdown")
+	if err != nil {
+		return nil, err
 	}
 	res := &MetaScrapeResult{Settings: MetaScrapeSettings{PageSettings: p.settings, RenderJS: opts.RenderJS.Or(true), Format: format}}
 	ctx, cancel := c.withTimeout(ctx)

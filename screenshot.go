@@ -170,13 +170,9 @@ func screenshotSettings(p *page, opts ScreenshotOptions, set *ScreenshotSettings
 	default:
 		return shot, InvalidParameter("type", "must be png, jpeg or webp")
 	}
-	theme := opts.Theme
-	switch theme {
-	case "":
-		theme = "auto"
-	case "auto", "light", "dark":
-	default:
-		return shot, InvalidParameter("theme", "must be light, dark or auto")
+	theme, err := oneOf("theme", opts.Theme, "auto", "light", "dark", "auto")
+	if err != nil {
+		return shot, err
 	}
 	p.job.Width, p.job.Height, p.job.Scale = opts.ViewportWidth, opts.ViewportHeight, opts.ScaleFactor
 	if theme != "auto" {

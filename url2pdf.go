@@ -140,15 +140,12 @@ func pdfSettings(p *page, opts URL2PDFOptions, set *URL2PDFSettings) (browser.PD
 	if !ok {
 		return pdf, InvalidParameter("format", "must be letter, legal, a0, a1, a2, a3, a4, a5 or a6")
 	}
-	orientation := opts.Orientation
-	switch orientation {
-	case "":
-		orientation = "portrait"
-	case "portrait":
-	case "landscape":
+	orientation, err := oneOf("orientation", opts.Orientation, "portrait", "portrait", "landscape")
+	if err != nil {
+		return pdf, err
+	}
+	if orientation == "landscape" {
 		width, height = height, width
-	default:
-		return pdf, InvalidParameter("orientation", "must be portrait or landscape")
 	}
 	scale := opts.Scale
 	switch {

@@ -90,7 +90,7 @@ func (h *Handler) keyed(next httprouter.Handle) httprouter.Handle {
 			return
 		}
 		if d := h.keys.wait(i, h.now()); d > 0 {
-			h.writeError(w, r, sitediag.RetryLater(sitediag.CodeRateLimited, d, "rate limit exceeded for this key"))
+			h.writeError(w, r, sitediag.RetryLater(sitediag.CodeRateLimited, nil, d, "rate limit exceeded for this key"))
 			return
 		}
 		next(w, r, ps)

@@ -19,7 +19,7 @@ import (
 )
 
 // startTimeout bounds starting Chromium and loading Lighthouse.
-const startTimeout = 30 * time.Second
+const startTimeout = 60 * time.Second
 
 // maxReply bounds one reply line (two reports of a big page).
 const maxReply = 64 << 20
