@@ -23,17 +23,3 @@ func ExampleClient_Brand() {
 	// sitediag: INVALID_PARAMETERS: mode: must be standard or enriched
 	// 3h12m
 }
-
-// Lighthouse parameters pass only through an allow list: a flag that
-// names a file, a port, a plugin or a Chrome flag is refused by name,
-// before anything runs.
-func ExampleClient_Lighthouse() {
-	c := exampleClient()
-	defer c.Close()
-	_, err := c.Lighthouse(context.Background(), "https://example.com/", sitediag.LighthouseOptions{
-		Parameters: []string{"--only-categories=seo", "--chrome-flags=--no-sandbox"},
-	})
-	fmt.Println(err)
-	// Output:
-	// sitediag: INVALID_PARAMETERS: parameters: --chrome-flags: is not an allowed audit flag
-}

@@ -93,8 +93,14 @@ func (c *Client) Lighthouse(ctx context.Context, rawURL string, opts LighthouseO
 	if ready, msg := c.lighthouse.Status(); !ready {
 		return nil, NewError(CodeLighthouseUnavailable, nil, "Lighthouse is not available on this server: %s", msg)
 	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
+	// The audit has its own deadline (LighthouseJobTimeout) once it has
+	// the worker; the client's Timeout bounds what comes before it (the
+	// target's check, the wait in the queue).
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.Timeout+c.lighthouse.JobTimeout())
+		defer cancel()
+	}
 	if err := c.checkPage(ctx, p.target); err != nil {
 		return nil, err
 	}

@@ -107,27 +107,41 @@ func TestLighthouseEnvelope(t *testing.T) {
 	}
 }
 
-// Twenty audits in a row, then Close: no Node or Chromium process of
-// ours is left.
+// Twenty audits in a row (one of a slow page), then Close: no Node or
+// Chromium process of ours is left.
 func TestLighthouseLeavesNothing(t *testing.T) {
 	needLighthouse(t)
 	api := lighthouseAPI(t)
 	site := lighthouseSite(t, api)
 	for i := range 20 {
-		resp := api.Post(t, "/lighthouse", map[string]any{"url": site + "/", "parameters": []string{"--only-audits=document-title", "--throttling-method=provided"}})
-		if resp.Status != http.StatusOK {
-			t.Fatalf("audit %d: %d %s", i, resp.Status, resp.Body)
+		path := "/"
+		if i == 1 {
+			path = "/slow"
+		}
+		resp := api.Post(t, "/lighthouse", map[string]any{"url": site + path, "parameters": []string{"--only-audits=document-title", "--throttling-method=provided"}})
+		meta, _ := resp.WantSuccess(t)
+		if meta["redirectedURL"] != site+path {
+			t.Errorf("audit %d: audited %v, want %s", i, meta["redirectedURL"], site+path)
 		}
 	}
-	if len(procs.ChildrenOf(os.Getpid())) == 0 {
-		t.Fatal("no worker was running during the audits")
+	// Every process under this test now: the worker's Node, Chromium and
+	// Chromium's own children (zygote, renderers, GPU, network service).
+	running := descendants(os.Getpid())
+	var node, chromium bool
+	for _, pid := range running {
+		cmd := procs.Cmdline(pid)
+		node = node || strings.Contains(cmd, "worker.mjs")
+		chromium = chromium || strings.Contains(cmd, "--type=renderer")
+	}
+	if !node || !chromium {
+		t.Fatalf("no worker (%v) or Chromium renderer (%v) among the %d processes running the audits", node, chromium, len(running))
 	}
 	api.Client.Close()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var left []string
-		for _, pid := range procs.ChildrenOf(os.Getpid()) {
-			if cmd := procs.Cmdline(pid); strings.Contains(cmd, "node") || strings.Contains(cmd, "chrom") {
+		for _, pid := range running {
+			if cmd := procs.Cmdline(pid); cmd != "" {
 				left = append(left, cmd)
 			}
 		}
@@ -139,6 +153,20 @@ func TestLighthouseLeavesNothing(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// descendants returns the PIDs of every process below pid.
+func descendants(pid int) []int {
+	children := map[int][]int{}
+	for _, p := range procs.List() {
+		children[p.PPID] = append(children[p.PPID], p.PID)
+	}
+	var out []int
+	for queue := children[pid]; len(queue) > 0; queue = queue[1:] {
+		out = append(out, queue[0])
+		queue = append(queue, children[queue[0]]...)
+	}
+	return out
 }
 
 func TestLighthouseHealth(t *testing.T) {

@@ -40,6 +40,8 @@ func needLighthouse(t *testing.T) {
 type fixture struct {
 	runner *lighthouse.Runner
 	site   string
+	// slowHit receives when /slow is requested: an audit of it is under way.
+	slowHit chan struct{}
 }
 
 func newFixture(t *testing.T, cfg lighthouse.Config) *fixture {
@@ -55,11 +57,16 @@ func newFixture(t *testing.T, cfg lighthouse.Config) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
+	slowHit := make(chan struct{}, 1)
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		switch req.URL.Path {
 		case "/favicon.ico":
 			http.NotFound(w, req)
 		case "/slow":
+			select {
+			case slowHit <- struct{}{}:
+			default:
+			}
 			time.Sleep(1500 * time.Millisecond)
 			w.Write([]byte(page))
 		case "/refused":
@@ -69,7 +76,7 @@ func newFixture(t *testing.T, cfg lighthouse.Config) *fixture {
 		}
 	}))
 	t.Cleanup(site.Close)
-	return &fixture{runner: r, site: "http://site.test:" + site.URL[strings.LastIndex(site.URL, ":")+1:]}
+	return &fixture{runner: r, site: "http://site.test:" + site.URL[strings.LastIndex(site.URL, ":")+1:], slowHit: slowHit}
 }
 
 const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Fixture page</title>
@@ -102,6 +109,12 @@ func TestAudit(t *testing.T) {
 		t.Error("reports missing")
 	}
 
+	// A slow page (1.5 s to its first byte) is waited for and audited.
+	rep, err = f.runner.Audit(ctx, f.site+"/slow", lighthouse.Options{Flags: seoOnly(t)})
+	if err != nil || rep.RuntimeError != nil || rep.FinalURL != f.site+"/slow" || rep.Scores["seo"] < 50 {
+		t.Errorf("slow page: %v, %+v", err, rep)
+	}
+
 	// A page that loads a refused address: refused, counted, audited.
 	rep, err = f.runner.Audit(ctx, f.site+"/refused", lighthouse.Options{Flags: seoOnly(t)})
 	if err != nil || rep.RuntimeError != nil || rep.Refused == 0 {
@@ -126,22 +139,22 @@ func TestAuditWorkerKilled(t *testing.T) {
 		_, err := f.runner.Audit(ctx, f.site+"/slow", lighthouse.Options{Flags: seoOnly(t)})
 		done <- err
 	}()
-	deadline := time.Now().Add(30 * time.Second)
-	var killed bool
-	for !killed && time.Now().Before(deadline) {
-		for _, pid := range procs.ChildrenOf(os.Getpid()) {
-			if strings.Contains(procs.Cmdline(pid), "worker.mjs") {
-				time.Sleep(500 * time.Millisecond) // into the audit
-				killed = syscall.Kill(pid, syscall.SIGKILL) == nil
-			}
+	select {
+	case <-f.slowHit: // Lighthouse is loading the page
+	case err := <-done:
+		t.Fatalf("the audit ended before loading the page: %v", err)
+	}
+	var killed int
+	for _, pid := range procs.ChildrenOf(os.Getpid()) {
+		if strings.Contains(procs.Cmdline(pid), "worker.mjs") && syscall.Kill(pid, syscall.SIGKILL) == nil {
+			killed++
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
-	if !killed {
-		t.Fatal("no worker process to kill")
+	if killed != 1 {
+		t.Fatalf("killed %d worker processes, want 1", killed)
 	}
-	if err := <-done; !errors.Is(err, lighthouse.ErrWorkerDied) && err == nil {
-		t.Errorf("audit whose worker died: got %v, want an error", err)
+	if err := <-done; !errors.Is(err, lighthouse.ErrWorkerDied) {
+		t.Errorf("audit whose worker died: got %v, want ErrWorkerDied", err)
 	}
 	if _, err := f.runner.Audit(ctx, f.site+"/", lighthouse.Options{Flags: seoOnly(t)}); err != nil {
 		t.Errorf("next audit: %v", err)

@@ -13,13 +13,9 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/sitediag/sitediag/browser"
 )
-
-// startTimeout bounds starting Chromium and loading Lighthouse.
-const startTimeout = 60 * time.Second
 
 // maxReply bounds one reply line (two reports of a big page).
 const maxReply = 64 << 20
@@ -46,9 +42,10 @@ type reply struct {
 	Error string          `json:"error"`
 }
 
+// startWorker starts Chromium and the Node worker, within ctx: the
+// deadline of the audit that needs them (loading Lighthouse takes a few
+// seconds, many more on a loaded machine, so no shorter bound of its own).
 func startWorker(ctx context.Context, network browser.Network, node, chrome, dir string) (_ *worker, err error) {
-	ctx, cancel := context.WithTimeout(ctx, startTimeout)
-	defer cancel()
 	w := &worker{replies: make(chan reply, 1), dead: make(chan struct{})}
 	defer func() {
 		if err != nil {
