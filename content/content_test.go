@@ -193,3 +193,29 @@ func TestParseManifest(t *testing.T) {
 		t.Errorf("not a manifest: got %v", got)
 	}
 }
+
+func TestJSONLDRepairs(t *testing.T) {
+	page, _ := url.Parse("https://site.test/post")
+	for _, tc := range []struct{ name, block string }{
+		{"plain", `{"@type":"Article","author":{"name":"Ann Lee"}}`},
+		{"comment wrapper", "<!--\n{\"@type\":\"Article\",\"author\":{\"name\":\"Ann Lee\"}}\n-->"},
+		{"CDATA wrapper", "//<![CDATA[\n{\"@type\":\"Article\",\"author\":{\"name\":\"Ann Lee\"}}\n//]]>"},
+		{"trailing semicolon", `{"@type":"Article","author":{"name":"Ann Lee"}};`},
+		{"raw line break in a string", "{\"@type\":\"Article\",\"description\":\"one\ntwo\",\"author\":{\"name\":\"Ann Lee\"}}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := content.ParseText(`<html><head><title>T</title><script type="application/ld+json">`+tc.block+`</script></head></html>`, page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := content.ExtractMetadata(d)
+			if len(m.Sources.JSONLD) != 1 || m.Author != "Ann Lee" {
+				t.Errorf("JSON-LD %v, author %q; want one node and author Ann Lee", m.Sources.JSONLD, m.Author)
+			}
+		})
+	}
+	d, _ := content.ParseText(`<html><head><title>T</title><script type="application/ld+json">{"@type": </script></head></html>`, page)
+	if m := content.ExtractMetadata(d); len(m.Sources.JSONLD) != 0 {
+		t.Errorf("a broken block gave nodes: %v", m.Sources.JSONLD)
+	}
+}

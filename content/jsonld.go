@@ -9,17 +9,49 @@ import (
 
 // jsonLD parses the document's JSON-LD blocks: each top-level object, the
 // members of top-level arrays and of @graph, in document order. A block
-// that is not valid JSON is skipped.
+// that is not JSON even after parseLD's repairs is skipped.
 func jsonLD(doc *goquery.Document) []map[string]any {
 	var out []map[string]any
 	doc.Find(`script[type="application/ld+json" i]`).Each(func(_ int, s *goquery.Selection) {
-		var v any
-		if err := json.Unmarshal([]byte(strings.TrimSpace(s.Text())), &v); err != nil {
-			return
+		if v, ok := parseLD(s.Text()); ok {
+			out = flattenLD(out, v)
 		}
-		out = flattenLD(out, v)
 	})
 	return out
+}
+
+// ldWrappers are what pages wrap a JSON-LD block in for old browsers
+// and XHTML parsers, outermost first.
+var ldWrappers = [][2]string{{"<!--", "-->"}, {"//<![CDATA[", "//]]>"}, {"<![CDATA[", "]]>"}}
+
+// parseLD parses one JSON-LD block as search engines' structured-data
+// parsers do: comment and CDATA wrappers and a trailing semicolon are
+// dropped, and raw line breaks and tabs inside strings (invalid JSON that
+// CMSs often write) read as spaces.
+func parseLD(text string) (any, bool) {
+	text = strings.TrimSpace(text)
+	for _, w := range ldWrappers {
+		if inner, ok := strings.CutPrefix(text, w[0]); ok {
+			if inner, ok = strings.CutSuffix(strings.TrimSpace(inner), w[1]); ok {
+				text = strings.TrimSpace(inner)
+			}
+		}
+	}
+	text = strings.TrimSuffix(text, ";")
+	var v any
+	if json.Unmarshal([]byte(text), &v) == nil {
+		return v, true
+	}
+	spaced := strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, text)
+	if json.Unmarshal([]byte(spaced), &v) == nil {
+		return v, true
+	}
+	return nil, false
 }
 
 func flattenLD(out []map[string]any, v any) []map[string]any {
