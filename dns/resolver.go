@@ -46,6 +46,9 @@ type Resolver struct {
 	// Timeout bounds one exchange with one server over one transport
 	// (UDP, then TCP after a truncated answer). If zero, 3 s.
 	Timeout time.Duration
+	// TrustAnchor is where CheckDNSSEC's chain of trust starts. If nil,
+	// the IANA root anchor (RootTrustAnchor).
+	TrustAnchor *TrustAnchor
 
 	once       sync.Once
 	sysServers []string
