@@ -21,8 +21,9 @@ type ChainLink struct {
 	DSValidated bool `json:"dsValidated"`
 	// DNSKEYValidated: a key the DS matches signs the DNSKEY RRset.
 	DNSKEYValidated bool `json:"dnskeyValidated"`
-	// Algorithms are the DNSSEC algorithm numbers of the DS records.
-	Algorithms []uint8 `json:"algorithms"`
+	// Algorithms are the DNSSEC algorithms of the DS records, by their
+	// mnemonic ("ECDSAP256SHA256").
+	Algorithms []string `json:"algorithms"`
 	// KeyTags are the key tags of the DS records.
 	KeyTags []uint16 `json:"keyTags"`
 	// Status is the link's verdict: secure, insecure (a proven
@@ -185,10 +186,14 @@ func (v *validator) record(zone string, link ChainLink, ds []*mdns.DS) *zoneStat
 	if zone == "." {
 		link.Zone = "."
 	}
-	link.Algorithms, link.KeyTags = []uint8{}, []uint16{}
+	link.Algorithms, link.KeyTags = []string{}, []uint16{}
 	for _, d := range ds {
-		if !slices.Contains(link.Algorithms, d.Algorithm) {
-			link.Algorithms = append(link.Algorithms, d.Algorithm)
+		alg := mdns.AlgorithmToString[d.Algorithm]
+		if alg == "" {
+			alg = fmt.Sprint(d.Algorithm)
+		}
+		if !slices.Contains(link.Algorithms, alg) {
+			link.Algorithms = append(link.Algorithms, alg)
 		}
 		if !slices.Contains(link.KeyTags, d.KeyTag) {
 			link.KeyTags = append(link.KeyTags, d.KeyTag)

@@ -122,7 +122,7 @@ func (r *Resolver) CheckDNSSEC(ctx context.Context, name string, now time.Time) 
 	if anchor == nil {
 		anchor = RootTrustAnchor()
 	}
-	v := &validator{r: r, now: now, anchor: anchor, cache: map[question]*mdns.Msg{}, zones: map[string]*zoneState{}}
+	v := &validator{r: r, now: now, anchor: anchor, cache: map[question]*mdns.Msg{}, zones: map[string]*zoneState{}, chain: []ChainLink{}}
 	val, err := v.validate(ctx, fqdn, zone)
 	if err != nil {
 		return nil, err
