@@ -68,24 +68,25 @@ func bindHierarchy() *bindZone {
 type bindCase struct {
 	name string
 	want dns.Status
-	// failing is the link a bogus verdict must name.
-	failing string
+	// failing is the link a bogus verdict must name, and reason words
+	// its reason must contain.
+	failing, reason string
 }
 
 var bindCases = []bindCase{
-	{"secure.test", dns.Secure, ""},
-	{"www.secure.test", dns.Secure, ""},
-	{"a.wild.secure.test", dns.Secure, ""},
-	{"alias.secure.test", dns.Secure, ""},
-	{"nope.secure.test", dns.Secure, ""},
-	{"www.other.test", dns.Secure, ""},
-	{"nope.other.test", dns.Secure, ""},
-	{"nods.test", dns.Insecure, ""},
-	{"www.unsigned.test", dns.Insecure, ""},
-	{"wrongds.test", dns.Bogus, "wrongds.test"},
-	{"expired.test", dns.Bogus, "expired.test"},
-	{"www.badsig.test", dns.Bogus, ""},
-	{"www.sub.broken.test", dns.Bogus, "broken.test"},
+	{"secure.test", dns.Secure, "", ""},
+	{"www.secure.test", dns.Secure, "", ""},
+	{"a.wild.secure.test", dns.Secure, "", ""},
+	{"alias.secure.test", dns.Secure, "", ""},
+	{"nope.secure.test", dns.Secure, "", ""},
+	{"www.other.test", dns.Secure, "", ""},
+	{"nope.other.test", dns.Secure, "", ""},
+	{"nods.test", dns.Insecure, "", "opt-out"},
+	{"www.unsigned.test", dns.Insecure, "", ""},
+	{"wrongds.test", dns.Bogus, "wrongds.test", "no DNSKEY of wrongds.test matches the DS at test"},
+	{"expired.test", dns.Bogus, "expired.test", "expired at"},
+	{"www.badsig.test", dns.Bogus, "", "the A answer for www.badsig.test: the A signature by key"},
+	{"www.sub.broken.test", dns.Bogus, "broken.test", "the DS RRset of broken.test is not validly signed by its parent test"},
 }
 
 // needTools skips (fails under SITEDIAG_CI=1) without BIND's tools.
@@ -347,6 +348,9 @@ func TestCheckDNSSECAgainstBIND(t *testing.T) {
 			}
 			if delv != v.Status {
 				t.Errorf("delv says %s, we say %s (%s)", delv, v.Status, v.Reason)
+			}
+			if !strings.Contains(v.Reason, c.reason) {
+				t.Errorf("reason %q, want it to contain %q", v.Reason, c.reason)
 			}
 			if c.failing != "" && v.FailingLink != c.failing {
 				t.Errorf("failing link %q, want %q (%s)", v.FailingLink, c.failing, v.Reason)

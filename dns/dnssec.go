@@ -96,6 +96,7 @@ func (e *RcodeError) Error() string {
 // another error code; an error wrapping ErrNoAnswer (and ErrTimeout when
 // time ran out) when no server answers.
 func (r *Resolver) CheckDNSSEC(ctx context.Context, name string, now time.Time) (*DNSSECReport, error) {
+	ctx = withDeadServers(ctx)
 	fqdn := mdns.CanonicalName(mdns.Fqdn(name))
 	zone, soa, err := r.findZone(ctx, fqdn)
 	if err != nil {

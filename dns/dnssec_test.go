@@ -199,3 +199,21 @@ func TestCheckDNSSECBoundsSignatureChecks(t *testing.T) {
 		t.Errorf("got %d RRSIG, want all 42 listed", len(rep.RRSIG))
 	}
 }
+
+// TestCheckDNSSECRemembersDeadServer: a first server that times out is
+// asked once per request, not at every step of a long name.
+func TestCheckDNSSECRemembersDeadServer(t *testing.T) {
+	now := time.Now()
+	z := signZone(t, mdns.ED25519, now.Add(-time.Hour), now.Add(time.Hour))
+	s := dnstest.Start(t)
+	s.AddRR(z.Records...)
+	dead := dnstest.Start(t)
+	dead.Handle(func(mdns.ResponseWriter, *mdns.Msg) {}) // never answers
+	r := &dns.Resolver{Servers: []string{dead.Addr, s.Addr}, Timeout: 200 * time.Millisecond, TrustAnchor: anchorAt(t, z)}
+	if _, err := r.CheckDNSSEC(context.Background(), "a.b.c.d.e.f.g.h.site.test", now); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(dead.Queries()); n != 1 {
+		t.Errorf("the dead server got %d queries, want 1", n)
+	}
+}
