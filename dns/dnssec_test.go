@@ -217,3 +217,30 @@ func TestCheckDNSSECRemembersDeadServer(t *testing.T) {
 		t.Errorf("the dead server got %d queries, want 1", n)
 	}
 }
+
+// noRecursion clears the RA bit, as an authoritative-only server does.
+type noRecursion struct{ mdns.ResponseWriter }
+
+func (w noRecursion) WriteMsg(m *mdns.Msg) error {
+	m.RecursionAvailable = false
+	return w.ResponseWriter.WriteMsg(m)
+}
+
+// TestCheckDNSSECSaysWhenTheServerIsNotRecursive: an authoritative-only
+// server cannot take the chain beyond its zones; the report says so
+// instead of a verdict.
+func TestCheckDNSSECSaysWhenTheServerIsNotRecursive(t *testing.T) {
+	now := time.Now()
+	z := signZone(t, mdns.ED25519, now.Add(-time.Hour), now.Add(time.Hour))
+	s := dnstest.Start(t)
+	s.AddRR(z.Records...)
+	s.Handle(func(w mdns.ResponseWriter, req *mdns.Msg) { s.ServeRecords(noRecursion{w}, req) })
+	r := &dns.Resolver{Servers: []string{s.Addr}, Timeout: testTimeout, TrustAnchor: anchorAt(t, z)}
+	rep, err := r.CheckDNSSEC(context.Background(), "www.site.test", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := rep.Validation; v.Status != dns.Indeterminate || !strings.Contains(v.Reason, "does not offer recursion") {
+		t.Errorf("got %s (%s), want indeterminate: not recursive", v.Status, v.Reason)
+	}
+}
