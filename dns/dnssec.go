@@ -14,17 +14,16 @@ type Status string
 
 // The outcomes, after RFC 4033 §5.
 const (
-	// Secure: a DS at the parent matches a key-signing key that signs
-	// the DNSKEY RRset, and the signatures are valid now.
+	// Secure: every link from the trust anchor down to the name, and
+	// the name's answers or their denial, validate now.
 	Secure Status = "secure"
-	// Insecure: the parent publishes no DS for the zone, so resolvers
-	// do not expect signatures.
+	// Insecure: an unsigned delegation on the way is proven (or uses
+	// only unsupported algorithms), so resolvers expect no signatures.
 	Insecure Status = "insecure"
-	// Bogus: the parent says the zone is signed, but its keys or
-	// signatures do not hold up.
+	// Bogus: a link or an answer that must be signed does not hold up.
 	Bogus Status = "bogus"
-	// Indeterminate: the check could not decide (the name does not
-	// exist, the DS query failed, or an algorithm is not supported).
+	// Indeterminate: the check could not decide (the name is outside
+	// the trust anchor, or the server is not recursive).
 	Indeterminate Status = "indeterminate"
 )
 
@@ -81,16 +80,16 @@ func (e *RcodeError) Error() string {
 }
 
 // CheckDNSSEC finds the zone name belongs to (name itself when it is a
-// zone apex), fetches its DNSKEY RRset and SOA with their RRSIGs and the
-// DS set at the parent, and validates them at time now: the DNSKEY
-// RRset's signature against the zone's key-signing keys, the SOA's
-// against its keys, and the DS against the key-signing keys. Queries set
-// the DO bit and the CD bit, so a validating resolver hands over what a
-// bogus zone serves instead of SERVFAIL; its AD bit is not used.
-//
-// The trust chain above the parent's DS is not followed: Secure means the
-// zone's own link (DS, keys, signatures) holds. A bogus signature is a
-// finding, not an error.
+// zone apex) and lists its DNSKEY RRset and RRSIGs, then validates at
+// time now the chain of trust from r.TrustAnchor (the IANA root by
+// default) down to name: at each zone cut the DS RRset signed by the
+// parent's validated keys, the DNSKEY RRset signed by a key a DS
+// matches, a missing DS proven by NSEC or NSEC3; then the name's A,
+// AAAA, MX and TXT answers and the zone's SOA, following CNAMEs, with
+// wildcard expansions and denials proven. Queries set the DO and CD
+// bits, so a validating resolver hands over what a bogus zone serves;
+// they are cached for the call, and a server that timed out is not asked
+// again during it. A bogus signature is a finding, not an error.
 //
 // Errors: a *RcodeError when a server answers SERVFAIL, REFUSED or
 // another error code; an error wrapping ErrNoAnswer (and ErrTimeout when
