@@ -22,9 +22,11 @@ type DNSSECResult struct {
 
 // DNSSEC checks the DNSSEC of the zone that the host of target (a URL, a
 // bare host or an IP literal, checked under its reverse name) belongs
-// to: whether the zone serves signed DNSKEYs, and whether the parent's
-// DS, the keys and the signatures hold up at Config.Now. A bogus or
-// missing signature is a finding in Validation, not an error.
+// to: whether the zone serves signed DNSKEYs, and whether the chain of
+// trust from Config.DNSSECTrustAnchor (the IANA root by default) down to
+// the host, and the host's answers, hold up at Config.Now
+// (Validation.Chain has each link). A bogus or missing signature is a
+// finding in Validation, not an error.
 //
 // Errors: CodeInvalidURL; CodeDNSSECTimeout (the DNS servers did not
 // answer in time); CodeDNSSECQueryFailed (a server answered SERVFAIL,

@@ -79,6 +79,11 @@ type Config struct {
 	// is missing) used for every resolution, targets included. Empty
 	// means the nameservers of /etc/resolv.conf.
 	DNSServers []string
+	// DNSSECTrustAnchor is a file of DS or DNSKEY records (zone-file
+	// form, one owner) where /dnssec's chain of trust starts. Empty means
+	// $SITEDIAG_DNSSEC_TRUST_ANCHOR, and when that is empty too, the IANA
+	// root anchor built in (dns.RootTrustAnchor).
+	DNSSECTrustAnchor string
 	// Timeout bounds each operation whose context has no deadline. If
 	// zero, DefaultTimeout.
 	Timeout time.Duration
@@ -183,6 +188,15 @@ func New(cfg Config) (*Client, error) {
 		cfg.Now = time.Now
 	}
 	resolver := &dns.Resolver{Servers: servers}
+	anchorFile := cfg.DNSSECTrustAnchor
+	if anchorFile == "" {
+		anchorFile = os.Getenv("SITEDIAG_DNSSEC_TRUST_ANCHOR")
+	}
+	if anchorFile != "" {
+		if resolver.TrustAnchor, err = dns.ReadTrustAnchor(anchorFile); err != nil {
+			return nil, err
+		}
+	}
 	g := guard.New(resolver, guard.NewPolicy(cfg.AllowNetworks))
 	chrome := cfg.ChromePath
 	if chrome == "" {

@@ -2,13 +2,11 @@ package dns
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	mdns "github.com/miekg/dns"
-	"golang.org/x/sync/errgroup"
 )
 
 // Status is the outcome of validating a zone's DNSSEC.
@@ -16,17 +14,16 @@ type Status string
 
 // The outcomes, after RFC 4033 §5.
 const (
-	// Secure: a DS at the parent matches a key-signing key that signs
-	// the DNSKEY RRset, and the signatures are valid now.
+	// Secure: every link from the trust anchor down to the name, and
+	// the name's answers or their denial, validate now.
 	Secure Status = "secure"
-	// Insecure: the parent publishes no DS for the zone, so resolvers
-	// do not expect signatures.
+	// Insecure: an unsigned delegation on the way is proven (or uses
+	// only unsupported algorithms), so resolvers expect no signatures.
 	Insecure Status = "insecure"
-	// Bogus: the parent says the zone is signed, but its keys or
-	// signatures do not hold up.
+	// Bogus: a link or an answer that must be signed does not hold up.
 	Bogus Status = "bogus"
-	// Indeterminate: the check could not decide (the name does not
-	// exist, the DS query failed, or an algorithm is not supported).
+	// Indeterminate: the check could not decide (the name is outside
+	// the trust anchor, or the server is not recursive).
 	Indeterminate Status = "indeterminate"
 )
 
@@ -38,8 +35,17 @@ type Validation struct {
 	DNSKEYSignatureValid bool `json:"dnskeySignatureValid"`
 	// DSMatchesKSK: a DS record at the parent matches a key-signing key.
 	DSMatchesKSK bool `json:"dsMatchesKsk"`
-	// Reason says in a sentence why Status is what it is.
+	// Reason says in a sentence why Status is what it is; for bogus,
+	// the first failing link or answer.
 	Reason string `json:"reason"`
+	// Chain has one entry per zone cut from the trust anchor down to the
+	// name, in that order, each validated or with why not.
+	Chain []ChainLink `json:"chain"`
+	// InsecureAt is the zone whose unsigned delegation was proven, when
+	// Status is insecure.
+	InsecureAt string `json:"insecureAt,omitempty"`
+	// FailingLink is the first zone of Chain that is bogus.
+	FailingLink string `json:"failingLink,omitempty"`
 }
 
 // DNSSECReport is what CheckDNSSEC found for a name.
@@ -74,69 +80,98 @@ func (e *RcodeError) Error() string {
 }
 
 // CheckDNSSEC finds the zone name belongs to (name itself when it is a
-// zone apex), fetches its DNSKEY RRset and SOA with their RRSIGs and the
-// DS set at the parent, and validates them at time now: the DNSKEY
-// RRset's signature against the zone's key-signing keys, the SOA's
-// against its keys, and the DS against the key-signing keys. Queries set
-// the DO bit and the CD bit, so a validating resolver hands over what a
-// bogus zone serves instead of SERVFAIL; its AD bit is not used.
-//
-// The trust chain above the parent's DS is not followed: Secure means the
-// zone's own link (DS, keys, signatures) holds. A bogus signature is a
-// finding, not an error.
+// zone apex) and lists its DNSKEY RRset and RRSIGs, then validates at
+// time now the chain of trust from r.TrustAnchor (the IANA root by
+// default) down to name: at each zone cut the DS RRset signed by the
+// parent's validated keys, the DNSKEY RRset signed by a key a DS
+// matches, a missing DS proven by NSEC or NSEC3; then the name's A,
+// AAAA, MX and TXT answers and the zone's SOA, following CNAMEs, with
+// wildcard expansions and denials proven. Queries set the DO and CD
+// bits, so a validating resolver hands over what a bogus zone serves;
+// they are cached for the call, and a server that timed out is not asked
+// again during it. A bogus signature is a finding, not an error.
 //
 // Errors: a *RcodeError when a server answers SERVFAIL, REFUSED or
 // another error code; an error wrapping ErrNoAnswer (and ErrTimeout when
 // time ran out) when no server answers.
 func (r *Resolver) CheckDNSSEC(ctx context.Context, name string, now time.Time) (*DNSSECReport, error) {
-	zone, soa, err := r.findZone(ctx, mdns.Fqdn(name))
+	ctx = withDeadServers(ctx)
+	fqdn := mdns.CanonicalName(mdns.Fqdn(name))
+	zone, soa, err := r.findZone(ctx, fqdn)
 	if err != nil {
 		return nil, err
 	}
 	report := &DNSSECReport{Zone: hostName(zone), DNSKEY: []string{}, RRSIG: []string{}}
 	if zone == "" {
-		report.Zone = hostName(mdns.Fqdn(name))
-		report.Validation = Validation{Status: Indeterminate, Reason: "the name does not exist (NXDOMAIN)"}
-		return report, nil
-	}
-	var keyResp, dsResp *mdns.Msg
-	var dsErr error
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) {
-		keyResp, err = r.querySigned(gctx, zone, mdns.TypeDNSKEY)
-		return err
-	})
-	g.Go(func() error {
-		dsResp, dsErr = r.querySigned(gctx, zone, mdns.TypeDS)
-		var rcodeErr *RcodeError
-		if errors.As(dsErr, &rcodeErr) {
-			return nil // a finding: the verdict is indeterminate
+		report.Zone = hostName(fqdn)
+	} else {
+		keyResp, err := r.querySigned(ctx, zone, mdns.TypeDNSKEY)
+		if err != nil {
+			return nil, err
 		}
-		return dsErr
-	})
-	if err := g.Wait(); err != nil {
+		for _, k := range rrsOf[*mdns.DNSKEY](keyResp.Answer, zone, mdns.TypeDNSKEY) {
+			report.DNSKEY = append(report.DNSKEY, recordText(k))
+		}
+		keySigs := sigsOver(keyResp.Answer, zone, mdns.TypeDNSKEY)
+		for _, sig := range append(keySigs, sigsOver(soa, zone, mdns.TypeSOA)...) {
+			report.RRSIG = append(report.RRSIG, recordText(sig))
+		}
+		report.IsEnabled = len(report.DNSKEY) > 0 && len(keySigs) > 0
+	}
+	anchor := r.TrustAnchor
+	if anchor == nil {
+		anchor = RootTrustAnchor()
+	}
+	v := &validator{r: r, now: now, anchor: anchor, cache: map[question]*mdns.Msg{}, zones: map[string]*zoneState{}, chain: []ChainLink{}}
+	val, err := v.validate(ctx, fqdn, zone)
+	if err != nil {
 		return nil, err
 	}
-	z := zoneData{
-		name:    zone,
-		keys:    rrsOf[*mdns.DNSKEY](keyResp.Answer, zone, mdns.TypeDNSKEY),
-		keySigs: sigsOver(keyResp.Answer, zone, mdns.TypeDNSKEY),
-		soa:     rrsOf[*mdns.SOA](soa, zone, mdns.TypeSOA),
-		soaSigs: sigsOver(soa, zone, mdns.TypeSOA),
-		dsErr:   dsErr,
-	}
-	if dsErr == nil {
-		z.ds = rrsOf[*mdns.DS](dsResp.Answer, zone, mdns.TypeDS)
-	}
-	for _, k := range z.keys {
-		report.DNSKEY = append(report.DNSKEY, recordText(k))
-	}
-	for _, sig := range append(z.keySigs, z.soaSigs...) {
-		report.RRSIG = append(report.RRSIG, recordText(sig))
-	}
-	report.IsEnabled = len(z.keys) > 0 && len(z.keySigs) > 0
-	report.Validation = z.validate(now)
+	report.Validation = val
 	return report, nil
+}
+
+// validate follows the chain to fqdn and judges its answers and the SOA
+// of its zone (when known).
+func (v *validator) validate(ctx context.Context, fqdn, zone string) (Validation, error) {
+	questions := make([]question, 0, len(answerTypes)+1)
+	for _, t := range answerTypes {
+		questions = append(questions, question{fqdn, t})
+	}
+	if zone != "" {
+		questions = append(questions, question{zone, mdns.TypeSOA})
+	}
+	worst := verdict{status: Secure}
+	rank := map[Status]int{Secure: 0, Insecure: 1, Indeterminate: 2, Bogus: 3}
+	for _, q := range questions {
+		got, err := v.judgeAnswer(ctx, q.name, q.qtype)
+		if err != nil {
+			return Validation{}, err
+		}
+		if rank[got.status] > rank[worst.status] {
+			worst = got
+		}
+	}
+	val := Validation{Status: worst.status, Reason: worst.reason, Chain: v.chain}
+	for _, l := range v.chain {
+		switch {
+		case l.Status == Insecure && val.Status == Insecure && val.InsecureAt == "":
+			val.InsecureAt = l.Zone
+		case l.Status == Bogus && val.FailingLink == "":
+			val.FailingLink = l.Zone
+		}
+		if zone != "" && l.Zone == hostName(zone) || zone == "." && l.Zone == "." {
+			val.DNSKEYSignatureValid, val.DSMatchesKSK = l.DNSKEYValidated, l.dsMatched
+		}
+	}
+	if v.notRecursive && val.Status != Secure {
+		val.Status = Indeterminate
+		val.Reason = "the DNS server does not offer recursion (its answers have the RA bit clear), so the chain of trust could not be followed: configure a recursive resolver"
+	}
+	if val.Status == Secure {
+		val.Reason = fmt.Sprintf("every link from the trust anchor (%s) to %s is signed and validated, and so are the answers for the name", hostName(v.anchor.zone), hostName(fqdn))
+	}
+	return val, nil
 }
 
 // findZone returns the apex of the zone fqdn belongs to, with the SOA
@@ -212,200 +247,6 @@ func sigsOver(rrs []mdns.RR, owner string, rtype uint16) []*mdns.RRSIG {
 // recordText is rr in presentation form without owner, TTL and class.
 func recordText(rr mdns.RR) string {
 	return mdns.TypeToString[rr.Header().Rrtype] + " " + strings.TrimPrefix(rr.String(), rr.Header().String())
-}
-
-// zoneData is what the servers said about a zone.
-type zoneData struct {
-	name    string
-	keys    []*mdns.DNSKEY
-	keySigs []*mdns.RRSIG
-	soa     []*mdns.SOA
-	soaSigs []*mdns.RRSIG
-	ds      []*mdns.DS
-	dsErr   error
-}
-
-// validate judges z at time now.
-func (z *zoneData) validate(now time.Time) Validation {
-	ksks := keySigningKeys(z.keys)
-	matched, dsProblem := z.matchDS(ksks)
-	var signers []*mdns.DNSKEY
-	var keyProblem problem
-	if len(z.keys) > 0 {
-		signers, keyProblem = verifyRRset(z.keySigs, ksks, asRRs(z.keys), now)
-	}
-	v := Validation{DNSKEYSignatureValid: len(signers) > 0, DSMatchesKSK: len(matched) > 0}
-	verdict := func(s Status, reason string) Validation {
-		v.Status, v.Reason = s, reason
-		return v
-	}
-	switch {
-	case z.dsErr != nil:
-		return verdict(Indeterminate, "the DS query to the parent failed: "+z.dsErr.Error())
-	case len(z.keys) == 0 && len(z.ds) > 0:
-		return verdict(Bogus, "the parent publishes a DS record but the zone serves no DNSKEY")
-	case len(z.keys) == 0:
-		return verdict(Insecure, "the zone serves no DNSKEY records and the parent publishes no DS")
-	case len(z.ds) == 0:
-		return verdict(Insecure, "the parent publishes no DS record for the zone, so resolvers do not validate it")
-	case len(z.keySigs) == 0:
-		return verdict(Bogus, "the parent publishes a DS record but the DNSKEY RRset is not signed")
-	case len(matched) == 0:
-		return verdict(dsProblem.status(), dsProblem.reason)
-	case len(signers) == 0:
-		return verdict(keyProblem.status(), keyProblem.reason)
-	}
-	anchored := false
-	for _, k := range signers {
-		anchored = anchored || matched[k]
-	}
-	if !anchored {
-		return verdict(Bogus, "the key-signing key the DS matches does not sign the DNSKEY RRset")
-	}
-	if len(z.soa) > 0 {
-		if soaSigners, p := verifyRRset(z.soaSigs, z.keys, asRRs(z.soa), now); len(soaSigners) == 0 {
-			return verdict(p.status(), p.reason)
-		}
-	}
-	return verdict(Secure, "a DS at the parent matches a key-signing key whose signature over the DNSKEY RRset is valid, and the SOA signature is valid")
-}
-
-// problem says why a check failed.
-type problem struct {
-	reason string
-	// unsupported: an algorithm or digest type this package cannot
-	// check, which leaves the verdict open.
-	unsupported bool
-}
-
-func (p problem) status() Status {
-	if p.unsupported {
-		return Indeterminate
-	}
-	return Bogus
-}
-
-// keySigningKeys returns the keys with the SEP flag, or every zone key
-// when none has it (a zone signed with one key without the flag).
-func keySigningKeys(keys []*mdns.DNSKEY) []*mdns.DNSKEY {
-	var ksks, zoneKeys []*mdns.DNSKEY
-	for _, k := range keys {
-		if k.Flags&mdns.ZONE == 0 {
-			continue
-		}
-		zoneKeys = append(zoneKeys, k)
-		if k.Flags&mdns.SEP != 0 {
-			ksks = append(ksks, k)
-		}
-	}
-	if len(ksks) == 0 {
-		return zoneKeys
-	}
-	return ksks
-}
-
-// matchDS returns the keys among ksks that a DS of z matches (key tag,
-// algorithm and digest), and why none does when none does.
-func (z *zoneData) matchDS(ksks []*mdns.DNSKEY) (map[*mdns.DNSKEY]bool, problem) {
-	matched := map[*mdns.DNSKEY]bool{}
-	supported := false
-	tags := keyTags(ksks)
-	// Each key's digest is computed once per digest type, however many
-	// DS records share its key tag.
-	type digestKey struct {
-		key        *mdns.DNSKEY
-		digestType uint8
-	}
-	digests := map[digestKey]string{}
-	for _, ds := range z.ds {
-		switch ds.DigestType {
-		case mdns.SHA1, mdns.SHA256, mdns.SHA384:
-			supported = true
-		default:
-			continue
-		}
-		for i, k := range ksks {
-			if tags[i] != ds.KeyTag || k.Algorithm != ds.Algorithm {
-				continue
-			}
-			dk := digestKey{k, ds.DigestType}
-			digest, ok := digests[dk]
-			if !ok {
-				if want := k.ToDS(ds.DigestType); want != nil {
-					digest = want.Digest
-				}
-				digests[dk] = digest
-			}
-			if digest != "" && strings.EqualFold(digest, ds.Digest) {
-				matched[k] = true
-			}
-		}
-	}
-	if !supported {
-		return matched, problem{reason: "the digest types of the parent's DS records are not supported", unsupported: true}
-	}
-	return matched, problem{reason: "no DS record at the parent matches a key-signing key of the zone"}
-}
-
-// maxSignatureChecks bounds the signature verifications spent on one
-// RRset. Whoever asks may name a zone of their own, and a zone that
-// publishes many keys and signatures sharing one key tag would
-// otherwise have every pair tried (KeyTrap, CVE-2023-50387);
-// validating resolvers give up on such zones too. A signed zone needs
-// one check per signature, and has a few.
-const maxSignatureChecks = 16
-
-// verifyRRset returns the keys that sign rrset with one of sigs, the
-// signature verifying and valid at now; when none does, it says why. It
-// stops after maxSignatureChecks verifications.
-func verifyRRset(sigs []*mdns.RRSIG, keys []*mdns.DNSKEY, rrset []mdns.RR, now time.Time) ([]*mdns.DNSKEY, problem) {
-	typ := mdns.TypeToString[rrset[0].Header().Rrtype]
-	if len(sigs) == 0 {
-		return nil, problem{reason: "the " + typ + " RRset is not signed"}
-	}
-	tags := keyTags(keys)
-	var signers []*mdns.DNSKEY
-	var first problem
-	note := func(p problem) {
-		if first.reason == "" {
-			first = p
-		}
-	}
-	checks := 0
-	for _, sig := range sigs {
-		found := false
-		for i, k := range keys {
-			if tags[i] != sig.KeyTag || k.Algorithm != sig.Algorithm {
-				continue
-			}
-			found = true
-			if checks == maxSignatureChecks {
-				if len(signers) > 0 {
-					return signers, problem{}
-				}
-				return nil, problem{reason: fmt.Sprintf("gave up on the %s RRset after %d signature checks: too many keys and signatures share a key tag", typ, checks)}
-			}
-			checks++
-			err := sig.Verify(k, rrset)
-			switch {
-			case errors.Is(err, mdns.ErrAlg):
-				note(problem{reason: fmt.Sprintf("algorithm %d of the %s signature is not supported", sig.Algorithm, typ), unsupported: true})
-			case err != nil:
-				note(problem{reason: fmt.Sprintf("the %s signature by key %d does not verify", typ, sig.KeyTag)})
-			case !sig.ValidityPeriod(now):
-				note(problem{reason: validityReason(sig, typ, now)})
-			default:
-				signers = append(signers, k)
-			}
-		}
-		if !found {
-			note(problem{reason: fmt.Sprintf("no key of the zone matches the %s signature's key tag %d", typ, sig.KeyTag)})
-		}
-	}
-	if len(signers) > 0 {
-		return signers, problem{}
-	}
-	return nil, first
 }
 
 // keyTags returns the key tag of each key, computed once.

@@ -1,6 +1,7 @@
 package dns
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -32,20 +33,18 @@ func FuzzValidate(f *testing.F) {
 		if m.Unpack(wire) != nil || len(m.Answer) == 0 {
 			return
 		}
-		zone := m.Answer[0].Header().Name
-		z := zoneData{
-			name:    zone,
-			keys:    rrsOf[*mdns.DNSKEY](m.Answer, zone, mdns.TypeDNSKEY),
-			keySigs: sigsOver(m.Answer, zone, mdns.TypeDNSKEY),
-			soa:     rrsOf[*mdns.SOA](m.Answer, zone, mdns.TypeSOA),
-			soaSigs: sigsOver(m.Answer, zone, mdns.TypeSOA),
-			ds:      rrsOf[*mdns.DS](m.Answer, zone, mdns.TypeDS),
+		zone := mdns.CanonicalName(m.Answer[0].Header().Name)
+		ds := rrsOf[*mdns.DS](m.Answer, zone, mdns.TypeDS)
+		m.Ns = m.Answer
+		v := &validator{now: now, cache: map[question]*mdns.Msg{{zone, mdns.TypeDNSKEY}: m}, zones: map[string]*zoneState{}}
+		z, err := v.enterZone(context.Background(), zone, ds, nil, true)
+		if err != nil || z.status == "" || (z.status != Secure && z.reason == "") {
+			t.Fatalf("got %+v, %v, want a status and a reason", z, err)
 		}
-		for _, rr := range m.Answer {
-			recordText(rr)
-		}
-		if v := z.validate(now); v.Status == "" || v.Reason == "" {
-			t.Fatalf("got %+v, want a status and a reason", v)
+		for _, d := range []denial{v.proveNoData(z, m, "a."+zone, mdns.TypeA), v.proveNXDomain(z, m, "a."+zone)} {
+			if d.status == "" || (d.status != Secure && d.reason == "") {
+				t.Fatalf("got %+v, want a status and a reason", d)
+			}
 		}
 	})
 }

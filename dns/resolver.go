@@ -15,6 +15,7 @@ import (
 	"net/netip"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,6 +35,13 @@ var (
 	// ErrTimeout is wrapped with ErrNoAnswer when the last server tried
 	// did not answer in time.
 	ErrTimeout = errors.New("dns: timed out")
+	// ErrMalformed is wrapped with ErrNoAnswer when a server answered
+	// with a packet that is not a DNS message.
+	ErrMalformed = errors.New("dns: malformed answer")
+	// ErrWrongQuestion is wrapped with ErrNoAnswer when a server's answer
+	// is for another question than the one asked; such answers are
+	// dropped, as dig does.
+	ErrWrongQuestion = errors.New("dns: answer to another question")
 )
 
 // Resolver sends queries to a fixed list of servers. The zero value uses
@@ -46,6 +54,9 @@ type Resolver struct {
 	// Timeout bounds one exchange with one server over one transport
 	// (UDP, then TCP after a truncated answer). If zero, 3 s.
 	Timeout time.Duration
+	// TrustAnchor is where CheckDNSSEC's chain of trust starts. If nil,
+	// the IANA root anchor (RootTrustAnchor).
+	TrustAnchor *TrustAnchor
 
 	once       sync.Once
 	sysServers []string
@@ -108,6 +119,8 @@ func (r *Resolver) Exchange(ctx context.Context, msg *mdns.Msg) (*mdns.Msg, erro
 	if msg.IsEdns0() == nil {
 		msg.SetEdns0(ednsBufferSize, false)
 	}
+	dead := deadServersOf(ctx)
+	servers = dead.alive(servers)
 	servers = servers[:min(len(servers), maxAttempts)]
 	var lastErr error
 	var fallback *mdns.Msg
@@ -117,6 +130,9 @@ func (r *Resolver) Exchange(ctx context.Context, msg *mdns.Msg) (*mdns.Msg, erro
 			lastErr = err
 			if ctx.Err() != nil {
 				break
+			}
+			if isTimeout(err) {
+				dead.add(server)
 			}
 			continue
 		}
@@ -138,6 +154,55 @@ func (r *Resolver) Exchange(ctx context.Context, msg *mdns.Msg) (*mdns.Msg, erro
 	return nil, fmt.Errorf("%w: %w", ErrNoAnswer, lastErr)
 }
 
+// deadServers remembers, for one request, the servers that timed out,
+// so that the request's later queries go to the others first.
+type deadServers struct {
+	mu   sync.Mutex
+	dead map[string]bool
+}
+
+type deadServersKey struct{}
+
+// withDeadServers returns ctx carrying a fresh memory of dead servers.
+func withDeadServers(ctx context.Context) context.Context {
+	return context.WithValue(ctx, deadServersKey{}, &deadServers{dead: map[string]bool{}})
+}
+
+// deadServersOf returns ctx's memory, or nil (remembering nothing).
+func deadServersOf(ctx context.Context) *deadServers {
+	d, _ := ctx.Value(deadServersKey{}).(*deadServers)
+	return d
+}
+
+func (d *deadServers) add(server string) {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.dead[server] = true
+}
+
+// alive returns servers without the dead ones, or all of them when
+// every one is dead.
+func (d *deadServers) alive(servers []string) []string {
+	if d == nil {
+		return servers
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []string
+	for _, s := range servers {
+		if !d.dead[s] {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return servers
+	}
+	return out
+}
+
 // isTimeout reports whether err means time ran out: a deadline of ctx or
 // of a socket.
 func isTimeout(err error) bool {
@@ -146,19 +211,28 @@ func isTimeout(err error) bool {
 		(errors.As(err, &netErr) && netErr.Timeout())
 }
 
+// exchangeWith asks server over UDP, and over TCP when the answer is
+// truncated or does not unpack (an answer larger than the buffer
+// advertised, cut short).
 func (r *Resolver) exchangeWith(ctx context.Context, msg *mdns.Msg, server string) (*mdns.Msg, error) {
 	resp, err := r.exchangeOver(ctx, "udp", msg, server)
 	if err == nil && !resp.Truncated {
 		return resp, nil
 	}
-	if err != nil && !errors.Is(err, mdns.ErrBuf) {
+	if err != nil && !errors.Is(err, mdns.ErrBuf) && !errors.Is(err, ErrMalformed) {
 		return nil, err
 	}
-	return r.exchangeOver(ctx, "tcp", msg, server)
+	tcpResp, tcpErr := r.exchangeOver(ctx, "tcp", msg, server)
+	if tcpErr != nil && err != nil {
+		return nil, fmt.Errorf("%w; over TCP: %w", err, tcpErr)
+	}
+	return tcpResp, tcpErr
 }
 
 // exchangeOver sends msg to server over network and waits for the answer
-// until Timeout, ctx's deadline or ctx's cancellation.
+// until Timeout, ctx's deadline or ctx's cancellation. An answer that
+// does not unpack is ErrMalformed; one for another question,
+// ErrWrongQuestion.
 func (r *Resolver) exchangeOver(ctx context.Context, network string, msg *mdns.Msg, server string) (*mdns.Msg, error) {
 	c := &mdns.Client{Net: network, Timeout: r.timeout(), UDPSize: ednsBufferSize}
 	conn, err := c.DialContext(ctx, server)
@@ -171,7 +245,29 @@ func (r *Resolver) exchangeOver(ctx context.Context, network string, msg *mdns.M
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	resp, _, err := c.ExchangeWithConnContext(ctx, msg, conn)
-	return resp, err
+	var unpackErr *mdns.Error
+	switch {
+	case errors.As(err, &unpackErr) && !errors.Is(err, mdns.ErrId):
+		return nil, fmt.Errorf("%w from %s over %s: %w", ErrMalformed, server, network, err)
+	case err != nil:
+		return nil, err
+	case !sameQuestion(resp.Question, msg.Question):
+		return nil, fmt.Errorf("%w: %s answered %v to %v", ErrWrongQuestion, server, resp.Question, msg.Question)
+	}
+	return resp, nil
+}
+
+// sameQuestion compares question sections, names without regard to case.
+func sameQuestion(a, b []mdns.Question) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !strings.EqualFold(a[i].Name, b[i].Name) || a[i].Qtype != b[i].Qtype || a[i].Qclass != b[i].Qclass {
+			return false
+		}
+	}
+	return true
 }
 
 // LookupAddrs resolves host to its IPv4 and IPv6 addresses, querying A and

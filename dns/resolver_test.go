@@ -303,3 +303,65 @@ func TestLookupPTRAndTXT(t *testing.T) {
 		t.Error("LookupTXT from a silent server: no error")
 	}
 }
+
+func TestExchangeDropsAnswerToAnotherQuestion(t *testing.T) {
+	s := dnstest.Start(t)
+	s.Handle(func(w mdns.ResponseWriter, req *mdns.Msg) {
+		resp := new(mdns.Msg)
+		resp.SetReply(req)
+		resp.Question[0].Name = "other.test."
+		w.WriteMsg(resp)
+	})
+	r := &dns.Resolver{Servers: []string{s.Addr}, Timeout: testTimeout}
+	_, err := r.Exchange(context.Background(), question("site.test", mdns.TypeA))
+	if !errors.Is(err, dns.ErrWrongQuestion) || !errors.Is(err, dns.ErrNoAnswer) {
+		t.Errorf("got %v, want ErrWrongQuestion", err)
+	}
+}
+
+func TestExchangeReportsGarbage(t *testing.T) {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			n, addr, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			// The query's ID, then bytes that are no DNS header.
+			pc.WriteTo(append(buf[:2:n], 0x81, 0x80, 0xff, 0xff), addr)
+		}
+	}()
+	r := &dns.Resolver{Servers: []string{pc.LocalAddr().String()}, Timeout: testTimeout}
+	_, err = r.Exchange(context.Background(), question("site.test", mdns.TypeA))
+	if !errors.Is(err, dns.ErrMalformed) {
+		t.Errorf("got %v, want ErrMalformed", err)
+	}
+}
+
+func TestExchangeRetriesOverflowingUDPAnswerOverTCP(t *testing.T) {
+	s := dnstest.Start(t)
+	s.Handle(func(w mdns.ResponseWriter, req *mdns.Msg) {
+		resp := new(mdns.Msg)
+		resp.SetReply(req)
+		for i := range 60 {
+			resp.Answer = append(resp.Answer, &mdns.A{Hdr: mdns.RR_Header{Name: req.Question[0].Name, Rrtype: mdns.TypeA, Class: mdns.ClassINET, Ttl: 60},
+				A: net.IPv4(192, 0, 2, byte(i))})
+		}
+		if w.LocalAddr().Network() == "udp" {
+			wire, _ := resp.Pack()
+			w.Write(wire[:600]) // cut short, without the TC bit
+			return
+		}
+		w.WriteMsg(resp)
+	})
+	r := &dns.Resolver{Servers: []string{s.Addr}, Timeout: testTimeout}
+	resp, err := r.Exchange(context.Background(), question("big.test", mdns.TypeA))
+	if err != nil || len(resp.Answer) != 60 {
+		t.Fatalf("got %v, %v; want the 60 records over TCP", resp, err)
+	}
+}

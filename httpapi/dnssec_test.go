@@ -2,6 +2,8 @@ package httpapi_test
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,22 +16,29 @@ import (
 )
 
 func TestDNSSECEnvelope(t *testing.T) {
-	api := apitest.New(t, apitest.Options{})
 	now := time.Now()
 	zone, err := dnstest.SignZone("site.test", mdns.ECDSAP256SHA256, now.Add(-time.Hour), now.Add(time.Hour),
 		"site.test. 3600 IN SOA ns1.site.test. hostmaster.site.test. 1 7200 3600 1209600 300",
-		"www.site.test. 300 IN A 192.0.2.1")
+		"site.test. 300 IN A 192.0.2.1",
+		"site.test. 300 IN AAAA 2001:db8::1",
+		"site.test. 300 IN MX 10 mail.site.test.",
+		"site.test. 300 IN TXT \"v=spf1 -all\"")
 	if err != nil {
 		t.Fatal(err)
 	}
+	anchor := filepath.Join(t.TempDir(), "anchor")
+	if err := os.WriteFile(anchor, []byte(zone.DS.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	api := apitest.New(t, apitest.Options{Config: sitediag.Config{DNSSECTrustAnchor: anchor}})
 	api.DNS.AddRR(zone.Records...)
 	api.DNS.AddRR(zone.DS)
 	api.DNS.Add(t, "plain.test. 3600 IN SOA ns1.plain.test. hostmaster.plain.test. 1 7200 3600 1209600 300")
 
 	t.Run("signed", func(t *testing.T) {
-		meta, data := api.Post(t, "/dnssec", map[string]any{"url": "https://www.site.test/x"}).WantSuccess(t)
+		meta, data := api.Post(t, "/dnssec", map[string]any{"url": "https://site.test/x"}).WantSuccess(t)
 		delete(meta, "test")
-		if got := compact(t, meta); got != `{"url":"www.site.test"}` {
+		if got := compact(t, meta); got != `{"url":"site.test"}` {
 			t.Errorf("meta: got %s", got)
 		}
 		d, _ := data.(map[string]any)
@@ -50,8 +59,8 @@ func TestDNSSECEnvelope(t *testing.T) {
 	})
 	t.Run("unsigned", func(t *testing.T) {
 		_, data := api.Post(t, "/dnssec", map[string]any{"url": "plain.test"}).WantSuccess(t)
-		want := `{"dnskey":[],"isEnabled":false,"rrsig":[],"validation":{"dnskeySignatureValid":false,"dsMatchesKsk":false,` +
-			`"reason":"the zone serves no DNSKEY records and the parent publishes no DS","status":"insecure"},"zone":"plain.test"}`
+		want := `{"dnskey":[],"isEnabled":false,"rrsig":[],"validation":{"chain":[],"dnskeySignatureValid":false,"dsMatchesKsk":false,` +
+			`"reason":"plain.test is outside the trust anchor's zone site.test","status":"indeterminate"},"zone":"plain.test"}`
 		if got := compact(t, data); got != want {
 			t.Errorf("got  %s\nwant %s", got, want)
 		}

@@ -16,6 +16,9 @@ sysctl procps
 chromium chromium
 node nodejs
 npm npm
+named bind9
+dnssec-signzone bind9-utils
+delv bind9-dnsutils
 LIST
 
 if [ ${#need_pkgs[@]} -gt 0 ]; then

@@ -189,6 +189,7 @@ func (s *Server) ServeRecords(w mdns.ResponseWriter, req *mdns.Msg) {
 	resp := new(mdns.Msg)
 	resp.SetReply(req)
 	resp.Authoritative = true
+	resp.RecursionAvailable = true
 	if len(req.Question) != 1 {
 		resp.Rcode = mdns.RcodeFormatError
 		w.WriteMsg(resp)
