@@ -107,13 +107,31 @@ type CipherSuites struct {
 // ProtocolSuites are the suites one protocol version accepts.
 type ProtocolSuites struct {
 	// ServerPreference is true when the server picks by its own order
-	// rather than the client's.
+	// rather than the client's; false also when that could not be told
+	// (see Preference).
 	ServerPreference bool `json:"serverPreference"`
+	// Preference says whose order the server follows: PreferenceServer,
+	// PreferenceClient, or PreferenceUnknown when fewer than two suites
+	// are accepted (or the version is not supported), so there is no
+	// order to observe.
+	Preference string `json:"preference"`
 	// Suites are IANA names (SSL 2.0 cipher kinds for SSL 2.0), in the
 	// server's preference order when it enforces one, else in registry
 	// order.
 	Suites []string `json:"suites"`
+	// KeyExchange lists the ephemeral groups the server used with this
+	// version, in the order first seen: the curve of ECDHE suites and the
+	// group of DHE suites (SSL 3.0–TLS 1.2, from ServerKeyExchange), the
+	// group of the key share (TLS 1.3). Empty without ephemeral suites.
+	KeyExchange []Group `json:"keyExchange"`
 }
+
+// Values of ProtocolSuites.Preference.
+const (
+	PreferenceServer  = "server"
+	PreferenceClient  = "client"
+	PreferenceUnknown = "unknown"
+)
 
 // protocol is one version the scan probes.
 type protocol struct {
@@ -143,20 +161,34 @@ type enumeration struct {
 	suites []uint16
 	// ssl2Ciphers are SSL 2.0's cipher kinds.
 	ssl2Ciphers []string
-	// serverPreference: see ProtocolSuites.
-	serverPreference bool
+	// preference: see ProtocolSuites; "" until observed.
+	preference string
 	// compression is true when the server picked DEFLATE.
 	compression bool
 	// renegotiationInfo is true when a ServerHello carried it.
 	renegotiationInfo bool
-	// dhBits maps DHE suites to the size of the group they used.
-	dhBits map[uint16]int
+	// groups maps the suites with an ephemeral key exchange to the group
+	// they used.
+	groups map[uint16]Group
 	// certs is the chain from the first answer, when it was sent in
 	// clear.
 	certs [][]byte
 }
 
 func (e *enumeration) supported() bool { return len(e.suites) > 0 || e.ssl2Ciphers != nil }
+
+// keyExchange lists the distinct groups of the accepted suites, in the
+// order the suites were picked.
+func (e *enumeration) keyExchange() []Group {
+	groups := []Group{}
+	for _, id := range e.suites {
+		g, ok := e.groups[id]
+		if ok && !slices.ContainsFunc(groups, func(h Group) bool { return h.Name == g.Name && h.Bits == g.Bits }) {
+			groups = append(groups, g)
+		}
+	}
+	return groups
+}
 
 // scanner holds one scan's settings and what its probes saw.
 type scanner struct {
@@ -350,7 +382,7 @@ func (c *stoppingConn) Close() error {
 func (s *scanner) enumerate(ctx context.Context, p protocol) (*enumeration, error) {
 	detected := sync.OnceFunc(s.detecting.Done)
 	defer detected()
-	e := &enumeration{protocol: p, dhBits: map[uint16]int{}}
+	e := &enumeration{protocol: p, groups: map[uint16]Group{}}
 	var preference sync.WaitGroup
 	defer preference.Wait()
 	offered := suitesFor(p.version == versionTLS13)
@@ -378,26 +410,35 @@ func (s *scanner) enumerate(ctx context.Context, p protocol) (*enumeration, erro
 		e.suites = append(e.suites, rep.suite)
 		e.compression = e.compression || rep.compression == 1
 		e.renegotiationInfo = e.renegotiationInfo || rep.renegotiationInfo
-		if rep.dhBits > 0 {
-			e.dhBits[rep.suite] = rep.dhBits
+		if rep.group != nil {
+			e.groups[rep.suite] = *rep.group
 		}
 		offered = slices.DeleteFunc(offered, func(id uint16) bool { return id == rep.suite })
 		if len(e.suites) == 2 {
 			first, second := e.suites[0], e.suites[1]
-			preference.Go(func() { e.serverPreference = s.prefersOwnOrder(ctx, p, second, first) })
+			preference.Go(func() { e.preference = s.order(ctx, p, second, first) })
 		}
 	}
 	preference.Wait()
 	return e, ended(ctx)
 }
 
-// prefersOwnOrder offers second before first, which the server picked
-// first when offered both in the other order: picking first again means
-// the server has an order of its own.
-func (s *scanner) prefersOwnOrder(ctx context.Context, p protocol, second, first uint16) bool {
+// order offers second before first, which the server picked first
+// when offered both in the other order: picking first again means the
+// server has an order of its own, picking second that it follows the
+// client's; no answer leaves it unknown.
+func (s *scanner) order(ctx context.Context, p protocol, second, first uint16) string {
 	h := hello{version: p.version, suites: []uint16{second, first}, serverName: s.serverName}
 	rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) { return readReply(r, readNeeds{}) })
-	return err == nil && rep.suite == first
+	switch {
+	case err != nil:
+		return PreferenceUnknown
+	case rep.suite == first:
+		return PreferenceServer
+	case rep.suite == second:
+		return PreferenceClient
+	}
+	return PreferenceUnknown
 }
 
 // ssl2 sends the SSL 2.0 CLIENT-HELLO; a SERVER-HELLO lists every cipher
@@ -459,7 +500,11 @@ func (s *scanner) result(enums []*enumeration, hs *handshake, fallback *bool) *R
 		for _, id := range e.suites {
 			names = append(names, suiteName(id))
 		}
-		*lists[i] = ProtocolSuites{ServerPreference: e.serverPreference, Suites: names}
+		pref := e.preference
+		if pref == "" {
+			pref = PreferenceUnknown
+		}
+		*lists[i] = ProtocolSuites{ServerPreference: pref == PreferenceServer, Preference: pref, Suites: names, KeyExchange: e.keyExchange()}
 	}
 	return r
 }

@@ -31,8 +31,9 @@ type Vulnerabilities struct {
 	DROWN Finding `json:"drown"`
 	// FREAK: an RSA_EXPORT suite is accepted.
 	FREAK Finding `json:"freak"`
-	// Logjam: a DHE_EXPORT suite is accepted, or a DHE suite uses a
-	// group under 1024 bits.
+	// Logjam, as testssl.sh judges it: a DHE_EXPORT suite is accepted,
+	// or a DHE suite uses a group under 1024 bits, or a 1024-bit group
+	// with a widely shared prime (Group.CommonPrime).
 	Logjam Finding `json:"logjam"`
 	// Sweet32: a suite with a 64-bit block cipher (3DES, DES, IDEA, RC2)
 	// is accepted.
@@ -106,8 +107,13 @@ func vulnerabilities(enums []*enumeration, fallback *bool) Vulnerabilities {
 					ev.add(c.f, item)
 				}
 			}
-			if bits := e.dhBits[id]; bits > 0 && bits < 1024 && !s.dheExport() {
-				ev.add(&v.Logjam, item+" "+strconv.Itoa(bits)+"-bit DH group")
+			if g, ok := e.groups[id]; ok && g.Type == "DH" && !s.dheExport() {
+				switch {
+				case g.Bits < 1024:
+					ev.add(&v.Logjam, item+" "+strconv.Itoa(g.Bits)+"-bit DH group")
+				case g.Bits == 1024 && g.CommonPrime != nil:
+					ev.add(&v.Logjam, item+" 1024-bit DH group, common prime "+*g.CommonPrime)
+				}
 			}
 		}
 	}
