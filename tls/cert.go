@@ -122,11 +122,11 @@ type ForwardSecrecy struct {
 	Protocol *string `json:"protocol"`
 	// NegotiatedCipher is the IANA name of the negotiated suite.
 	NegotiatedCipher *string `json:"negotiatedCipher"`
-	// EphemeralKeyType is the ephemeral key exchange (ECDH, or the
-	// group's name for hybrid post-quantum KEMs); null without forward
-	// secrecy.
+	// EphemeralKeyType is the ephemeral key exchange: ECDH, DH, or KEM
+	// for hybrid post-quantum groups; null without forward secrecy.
 	EphemeralKeyType *string `json:"ephemeralKeyType"`
-	// EphemeralKeyName is the group, e.g. X25519 or P-256.
+	// EphemeralKeyName is the group's IANA/OpenSSL name: X25519, P-256,
+	// X25519MLKEM768, ffdhe2048, or DH for a server's own DH prime.
 	EphemeralKeyName *string `json:"ephemeralKeyName"`
 	// EphemeralKeySize is the group's size in bits, null when unknown.
 	EphemeralKeySize *int `json:"ephemeralKeySize"`

@@ -490,7 +490,7 @@ func (s *scanner) result(enums []*enumeration, hs *handshake, fallback *bool) *R
 		Vulnerabilities: vulnerabilities(enums, fallback),
 		Advisory:        advisory(enums, hs),
 	}
-	r.Certificate.ForwardSecrecy = hs.forwardSecrecy()
+	r.Certificate.ForwardSecrecy = hs.forwardSecrecy(enums)
 	flags := []*bool{&r.Protocols.SSL2, &r.Protocols.SSL3, &r.Protocols.TLS10, &r.Protocols.TLS11, &r.Protocols.TLS12, &r.Protocols.TLS13}
 	lists := []*ProtocolSuites{&r.CipherSuites.SSL2, &r.CipherSuites.SSL3, &r.CipherSuites.TLS10,
 		&r.CipherSuites.TLS11, &r.CipherSuites.TLS12, &r.CipherSuites.TLS13}

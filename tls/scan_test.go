@@ -184,8 +184,11 @@ func TestScanSSL3Responder(t *testing.T) {
 		t.Errorf("fallbackScsv: got %v, want null with one version", *p.FallbackSCSV)
 	}
 	// crypto/tls cannot speak SSL 3.0: the certificate comes from the
-	// Certificate message the raw probe read.
-	if c := res.Certificate; c.CommonName != "old.test" || c.Issuer.CommonName != "Fixture Root CA" || c.ForwardSecrecy.Protocol != nil {
+	// Certificate message the raw probe read, and forwardSecrecy from the
+	// suite it picked: RSA key exchange, no ephemeral key.
+	fs := res.Certificate.ForwardSecrecy
+	if c := res.Certificate; c.CommonName != "old.test" || c.Issuer.CommonName != "Fixture Root CA" ||
+		fs.Protocol == nil || *fs.Protocol != "SSLv3" || *fs.NegotiatedCipher != "TLS_RSA_WITH_AES_128_CBC_SHA" || fs.EphemeralKeyType != nil {
 		t.Errorf("certificate: got CN %q issuer %q forwardSecrecy %+v", c.CommonName, c.Issuer.CommonName, c.ForwardSecrecy)
 	}
 }
