@@ -44,8 +44,8 @@ const (
 )
 
 // ErrNoProtocol means no protocol version at all could be negotiated:
-// the port refused connections, or the server refused every hello. When
-// a connection failed, its error is wrapped too.
+// the port refused connections, or the server refused every hello.
+// Scan returns it as a *NoProtocolError that says which.
 var ErrNoProtocol = errors.New("tls: no protocol version could be negotiated")
 
 // DialFunc opens a new TCP connection to the server being scanned. Scan
@@ -201,7 +201,8 @@ type scanner struct {
 	slots chan struct{}
 
 	mu         sync.Mutex
-	connectErr error    // the last failed connection
+	connectErr *failure // the last failed connection
+	answer     *failure // the most telling failed answer to a hello
 	connected  bool     // a connection succeeded
 	versions   []uint16 // versions from SSL 3.0 up whose first hello was accepted
 
@@ -285,10 +286,13 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if s.connectErr != nil && !s.connected {
-			return nil, fmt.Errorf("%w: %w", ErrNoProtocol, s.connectErr)
+		switch {
+		case s.connectErr != nil && !s.connected:
+			return nil, &NoProtocolError{Reason: s.connectErr.reason, Err: s.connectErr.err}
+		case s.answer != nil:
+			return nil, &NoProtocolError{Reason: s.answer.reason, Err: s.answer.err}
 		}
-		return nil, ErrNoProtocol
+		return nil, &NoProtocolError{Reason: "no version was accepted"}
 	}
 	return s.result(enums, hs, fallback), nil
 }
@@ -304,9 +308,21 @@ func (s *scanner) probe(ctx context.Context, payload []byte, read func(io.Reader
 		}
 		var err error
 		rep, err = read(conn)
+		if err != nil { // kept for the error when no version at all is found
+			s.noteAnswer(classify(err, s.opts.ProbeTimeout))
+		}
 		return err
 	})
 	return rep, err
+}
+
+// noteAnswer keeps f if it tells more than the failures seen so far.
+func (s *scanner) noteAnswer(f failure) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.answer == nil || f.rank > s.answer.rank {
+		s.answer = &f
+	}
 }
 
 // withConn waits until fewer than Parallel probes are in flight, then
@@ -347,7 +363,8 @@ func (s *scanner) connect(ctx context.Context) (net.Conn, error) {
 	conn, err := s.dial(ctx)
 	s.mu.Lock()
 	if err != nil {
-		s.connectErr = err
+		f := connectFailure(err, s.opts.ProbeTimeout)
+		s.connectErr = &f
 	} else {
 		s.connected = true
 	}
