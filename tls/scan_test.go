@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -310,8 +312,8 @@ func TestScanClosedPort(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	_, err = scanAt(t, addr, "site.test", nil)
-	if !errors.Is(err, ErrNoProtocol) || !errors.Is(err, syscall.ECONNREFUSED) {
-		t.Errorf("got %v, want ErrNoProtocol wrapping ECONNREFUSED", err)
+	if !errors.Is(err, ErrNoProtocol) || !errors.Is(err, syscall.ECONNREFUSED) || reason(err) != "connection refused" {
+		t.Errorf("got %v, want ErrNoProtocol wrapping ECONNREFUSED, reason connection refused", err)
 	}
 }
 
@@ -321,8 +323,8 @@ func TestScanSilentServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_, err := Scan(ctx, dialer(addr), "site.test", Options{ProbeTimeout: 200 * time.Millisecond})
-	if !errors.Is(err, ErrNoProtocol) {
-		t.Errorf("got %v, want ErrNoProtocol", err)
+	if !errors.Is(err, ErrNoProtocol) || reason(err) != "no answer in 0.2 s" {
+		t.Errorf("got %v, want ErrNoProtocol, no answer in 0.2 s", err)
 	}
 }
 
@@ -343,9 +345,40 @@ func TestScanServerRefusingEverything(t *testing.T) {
 		c.Write(alertRecord(versionTLS12, 40))
 	})
 	_, err := scanAt(t, addr, "site.test", nil)
-	if !errors.Is(err, ErrNoProtocol) || strings.Contains(err.Error(), "refused") {
-		t.Errorf("got %v, want ErrNoProtocol without a connection error", err)
+	if !errors.Is(err, ErrNoProtocol) || strings.Contains(err.Error(), "refused") || reason(err) != "alert handshake_failure" {
+		t.Errorf("got %v, want ErrNoProtocol without a connection error, alert handshake_failure", err)
 	}
+}
+
+// A plain HTTP server answers a hello with 400 Bad Request.
+func TestScanPlainHTTP(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	_, err := scanAt(t, srv.Listener.Addr().String(), "site.test", nil)
+	if !errors.Is(err, ErrNoProtocol) || reason(err) != "not TLS: it answered HTTP" {
+		t.Errorf("got %v, want ErrNoProtocol, not TLS: it answered HTTP", err)
+	}
+}
+
+// A server that answers with bytes that are no protocol at all.
+func TestScanGarbage(t *testing.T) {
+	addr := serve(t, func(c net.Conn) {
+		readClientHello(c)
+		c.Write([]byte("SSH-2.0-OpenSSH_9.6\r\n"))
+	})
+	_, err := scanAt(t, addr, "site.test", nil)
+	if !errors.Is(err, ErrNoProtocol) || !strings.HasPrefix(reason(err), "not TLS: ") {
+		t.Errorf("got %v, want ErrNoProtocol, not TLS", err)
+	}
+}
+
+// reason is a NoProtocolError's Reason, "" for another error.
+func reason(err error) string {
+	var np *NoProtocolError
+	if !errors.As(err, &np) {
+		return ""
+	}
+	return np.Reason
 }
 
 // Options.Parallel bounds the connections open at once, the server-order
