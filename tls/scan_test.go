@@ -235,6 +235,11 @@ func TestScanLegacyFindings(t *testing.T) {
 		{"nullCipher", v.NullCipher, []string{"TLSv1.0 TLS_RSA_WITH_NULL_SHA"}},
 		{"anonymousCipher", v.AnonymousCipher, []string{"TLSv1.0 TLS_DH_anon_WITH_AES_128_CBC_SHA"}},
 		{"crime", v.CRIME, []string{"TLSv1.0 DEFLATE compression"}},
+		{"beast", v.BEAST, []string{
+			"TLSv1.0 TLS_DHE_RSA_WITH_AES_128_CBC_SHA",
+			"TLSv1.0 TLS_DHE_RSA_EXPORT_WITH_DES40_CBC_SHA",
+			"TLSv1.0 TLS_DH_anon_WITH_AES_128_CBC_SHA",
+		}},
 		{"poodle", v.Poodle.Finding, []string{}},
 		{"drown", v.DROWN, []string{}},
 	}

@@ -47,6 +47,10 @@ type Vulnerabilities struct {
 	AnonymousCipher Finding `json:"anonymousCipher"`
 	// CRIME: the server picks TLS-level DEFLATE compression.
 	CRIME Finding `json:"crime"`
+	// BEAST: a CBC suite is accepted with SSL 3.0 or TLS 1.0, whose
+	// records use a predictable IV. Browsers mitigate it by record
+	// splitting; testssl.sh still reports it.
+	BEAST Finding `json:"beast"`
 }
 
 // Advisory are signals, not verdicts.
@@ -91,6 +95,9 @@ func vulnerabilities(enums []*enumeration, fallback *bool) Vulnerabilities {
 			if e.version == versionSSL3 && s.cbc() {
 				ev.add(&v.Poodle.Finding, item)
 			}
+			if (e.version == versionSSL3 || e.version == versionTLS10) && s.cbc() {
+				ev.add(&v.BEAST, item)
+			}
 			checks := []struct {
 				f  *Finding
 				is bool
@@ -118,7 +125,7 @@ func vulnerabilities(enums []*enumeration, fallback *bool) Vulnerabilities {
 		}
 	}
 	for _, f := range []*Finding{&v.Poodle.Finding, &v.DROWN, &v.FREAK, &v.Logjam, &v.Sweet32, &v.RC4,
-		&v.NullCipher, &v.AnonymousCipher, &v.CRIME} {
+		&v.NullCipher, &v.AnonymousCipher, &v.CRIME, &v.BEAST} {
 		f.Evidence = append([]string{}, ev[f]...)
 		f.Vulnerable = len(f.Evidence) > 0
 	}
