@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"crypto/rand"
+	cryptotls "crypto/tls"
+	"slices"
 
 	"github.com/sitediag/sitediag/internal/testenv"
 )
@@ -275,6 +277,18 @@ func TestRealKeyExchangeGroups(t *testing.T) {
 			fs:       "ECDH X25519 253",
 			peer:     "sslscan: TLSv1.3 x25519; openssl s_client: Server Temp Key: X25519, 253 bits",
 		},
+		{
+			name: "openssl TLS 1.3 groups P-384, X25519, ffdhe2048",
+			server: func(port int) []string {
+				return []string{openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
+					"-tls1_3", "-groups", "P-384:X25519:ffdhe2048", "-www", "-quiet"}
+			},
+			protocol: func(r *Result) ProtocolSuites { return r.CipherSuites.TLS13 },
+			// the key share wins first; then, without it, the client's order
+			want: []string{"X25519/253/", "P-384/384/", "ffdhe2048/2048/"},
+			fs:   "ECDH X25519 253",
+			peer: "sslscan: TLSv1.3 groups x25519, secp384r1, ffdhe2048",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -346,5 +360,31 @@ func TestRealPreference(t *testing.T) {
 				t.Errorf("got preference %q serverPreference %v, want %q", got.Preference, got.ServerPreference, tt.want)
 			}
 		})
+	}
+}
+
+// TestTLS13PostQuantumGroups: Go's own TLS 1.3 server (a real
+// implementation, in process) accepts the hybrid X25519MLKEM768, which
+// the group enumeration finds beside the classic curves.
+func TestTLS13PostQuantumGroups(t *testing.T) {
+	ca := newCA(t)
+	cert := ca.issue(t, certSpec{cn: "pq.test", dnsNames: []string{"pq.test"}})
+	addr := serveTLS(t, &cryptotls.Config{Certificates: []cryptotls.Certificate{cert}, MinVersion: cryptotls.VersionTLS13})
+	res, err := scanAt(t, addr, "pq.test", ca.pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, g := range res.CipherSuites.TLS13.KeyExchange {
+		names = append(names, g.Name)
+	}
+	t.Logf("TLS 1.3 groups: %v; forwardSecrecy %s", names, *res.Certificate.ForwardSecrecy.EphemeralKeyName)
+	for _, want := range []string{"X25519MLKEM768", "X25519", "P-256", "P-384"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("TLS 1.3 groups %v lack %s", names, want)
+		}
+	}
+	if !res.Advisory.PostQuantum.Supported {
+		t.Errorf("postQuantum: got %+v, want supported", res.Advisory.PostQuantum)
 	}
 }

@@ -121,8 +121,10 @@ type ProtocolSuites struct {
 	Suites []string `json:"suites"`
 	// KeyExchange lists the ephemeral groups the server used with this
 	// version, in the order first seen: the curve of ECDHE suites and the
-	// group of DHE suites (SSL 3.0–TLS 1.2, from ServerKeyExchange), the
-	// group of the key share (TLS 1.3). Empty without ephemeral suites.
+	// group of DHE suites (SSL 3.0–TLS 1.2, from ServerKeyExchange); for
+	// TLS 1.3 every group the server accepts, post-quantum hybrids
+	// included, in its order of preference. Empty without ephemeral
+	// suites.
 	KeyExchange []Group `json:"keyExchange"`
 }
 
@@ -170,6 +172,8 @@ type enumeration struct {
 	// groups maps the suites with an ephemeral key exchange to the group
 	// they used.
 	groups map[uint16]Group
+	// groups13 are the TLS 1.3 groups the server accepts, in its order.
+	groups13 []Group
 	// certs is the chain from the first answer, when it was sent in
 	// clear.
 	certs [][]byte
@@ -180,6 +184,9 @@ func (e *enumeration) supported() bool { return len(e.suites) > 0 || e.ssl2Ciphe
 // keyExchange lists the distinct groups of the accepted suites, in the
 // order the suites were picked.
 func (e *enumeration) keyExchange() []Group {
+	if e.groups13 != nil {
+		return e.groups13
+	}
 	groups := []Group{}
 	for _, id := range e.suites {
 		g, ok := e.groups[id]
@@ -270,6 +277,13 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 		fallback, err = s.fallbackSCSV(gctx)
 		return err
 	})
+	var groups13 []Group
+	g.Go(func() error {
+		s.detecting.Wait()
+		var err error
+		groups13, err = s.tls13Groups(gctx)
+		return err
+	})
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
@@ -294,7 +308,43 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 		}
 		return nil, &NoProtocolError{Reason: "no version was accepted"}
 	}
+	if groups13 != nil {
+		enums[len(enums)-1].groups13 = groups13
+	}
 	return s.result(enums, hs, fallback), nil
+}
+
+// tls13Groups finds the groups a TLS 1.3 server accepts, in its order:
+// a hello offering every group (post-quantum hybrids first), then again
+// without each group the server chose (in its key share, or its
+// HelloRetryRequest), until it refuses. Nil when TLS 1.3 is not
+// supported.
+func (s *scanner) tls13Groups(ctx context.Context) ([]Group, error) {
+	s.mu.Lock()
+	supported := slices.Contains(s.versions, versionTLS13)
+	s.mu.Unlock()
+	if !supported {
+		return nil, nil
+	}
+	var found []Group
+	offered := slices.Clone(allTLS13Groups)
+	for len(offered) > 0 {
+		h := hello{version: versionTLS13, suites: suitesFor(true), serverName: s.serverName, groups: offered}
+		rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) { return readReply(r, readNeeds{}) })
+		if err := ended(ctx); err != nil {
+			return nil, err
+		}
+		if err != nil || rep.version != versionTLS13 || rep.group == nil {
+			break
+		}
+		i := slices.IndexFunc(offered, func(id uint16) bool { return groupByID(id).Name == rep.group.Name })
+		if i < 0 {
+			break // a group not offered: stop rather than loop
+		}
+		found = append(found, *rep.group)
+		offered = slices.Delete(offered, i, i+1)
+	}
+	return found, nil
 }
 
 // probe sends payload on a new connection and reads the answer with

@@ -1,6 +1,9 @@
 package tls
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Finding is a vulnerability verdict and what it rests on.
 type Finding struct {
@@ -62,6 +65,9 @@ type Advisory struct {
 	// OCSPStapling: the server stapled an OCSP response to the full
 	// handshake.
 	OCSPStapling Signal `json:"ocspStapling"`
+	// PostQuantum: TLS 1.3 accepts a post-quantum or hybrid key exchange
+	// (X25519MLKEM768, SecP256r1MLKEM768, …); Details names them.
+	PostQuantum Signal `json:"postQuantum"`
 }
 
 // Signal is an advisory signal.
@@ -150,6 +156,20 @@ func advisory(enums []*enumeration, hs *handshake) Advisory {
 		a.SecureRenegotiation.Details = "no renegotiation_info in the ServerHello"
 	default:
 		a.SecureRenegotiation.Details = "no version below TLS 1.3, which has no renegotiation"
+	}
+	var kems []string
+	for _, g := range enums[len(enums)-1].groups13 {
+		if g.Type == "KEM" {
+			kems = append(kems, g.Name)
+		}
+	}
+	switch {
+	case len(kems) > 0:
+		a.PostQuantum = Signal{Supported: true, Details: "TLSv1.3 accepts " + strings.Join(kems, ", ")}
+	case enums[len(enums)-1].supported():
+		a.PostQuantum.Details = "TLSv1.3 accepts no post-quantum group"
+	default:
+		a.PostQuantum.Details = "no TLSv1.3"
 	}
 	switch {
 	case hs.state == nil:
