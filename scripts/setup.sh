@@ -16,6 +16,8 @@ sysctl procps
 chromium chromium
 node nodejs
 npm npm
+openssl openssl
+gnutls-serv gnutls-bin
 LIST
 
 if [ ${#need_pkgs[@]} -gt 0 ]; then

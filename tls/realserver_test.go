@@ -287,7 +287,7 @@ func TestRealKeyExchangeGroups(t *testing.T) {
 			// the key share wins first; then, without it, the client's order
 			want: []string{"X25519/253/", "P-384/384/", "ffdhe2048/2048/"},
 			fs:   "ECDH X25519 253",
-			peer: "sslscan: TLSv1.3 groups x25519, secp384r1, ffdhe2048",
+			peer: "sslscan: TLSv1.3 groups secp384r1, x25519, ffdhe2048",
 		},
 	}
 	for _, tt := range tests {
