@@ -145,9 +145,10 @@ for c in "${configs[@]}"; do
   t0=$(now_ms)
   sslscan --no-colour "127.0.0.1:$port" >"$work/cfg.sslscan" 2>&1 || true
   ssl_ms=$(($(now_ms) - t0))
-  protos=$(grep -E '^(SSLv[23]|TLSv1\.[0-3]) +enabled' "$work/cfg.sslscan" | awk '{print $1}' | paste -sd' ')
-  kx=$(grep -E '^(Preferred|Accepted)' "$work/cfg.sslscan" | grep -oE '(DHE [0-9]+ bits|Curve [^ ]+)' | sort -u | paste -sd',')
-  groups=$(sed -n '/Key Exchange Group/,/^$/p' "$work/cfg.sslscan" | grep -E '^TLS' | awk '{print $1" "$4}' | paste -sd',')
+  # A tool that found nothing leaves an empty column, not a failed bench.
+  protos=$(grep -E '^(SSLv[23]|TLSv1\.[0-3]) +enabled' "$work/cfg.sslscan" | awk '{print $1}' | paste -sd' ' || true)
+  kx=$(grep -E '^(Preferred|Accepted)' "$work/cfg.sslscan" | grep -oE '(DHE [0-9]+ bits|Curve [^ ]+)' | sort -u | paste -sd',' || true)
+  groups=$(sed -n '/Key Exchange Group/,/^$/p' "$work/cfg.sslscan" | grep -E '^TLS' | awk '{print $1" "$4}' | paste -sd',' || true)
   printf '  %-9s %s | kx %s | groups %s\n' sslscan "$protos" "$kx" "$groups"
   line="  ratio sitediag/sslscan $(awk -v a="$ours_ms" -v b="$ssl_ms" 'BEGIN {printf "%.3f", a / b}') ($ours_ms / $ssl_ms ms)"
   if [ "$TESTSSL_RUNS" -gt 0 ]; then
