@@ -80,10 +80,13 @@ func tlsTarget(rawURL string) (*target.Target, error) {
 // documented codes.
 func mapTLSError(err error) *Error {
 	var resolveErr *guard.ResolveError
+	var noProtocol *tls.NoProtocolError
 	switch {
 	case errors.Is(err, guard.ErrNotAllowed):
 		return notAllowed(err)
-	case errors.Is(err, tls.ErrNoProtocol): // before the deadline: it may wrap a dial's timeout
+	case errors.As(err, &noProtocol): // before the deadline: it may wrap a dial's timeout
+		return NewError(CodeTLSHandshakeFailed, err, "unable to establish a TLS connection with the target server: %s", noProtocol.Reason)
+	case errors.Is(err, tls.ErrNoProtocol):
 		return NewError(CodeTLSHandshakeFailed, err, "unable to establish a TLS connection with the target server")
 	case errors.Is(err, context.DeadlineExceeded):
 		return NewError(CodeTLSScanFailed, err, "the scan did not finish in time")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"syscall"
 	"testing"
 	"time"
 
@@ -49,6 +50,10 @@ func TestMapTLSErrorDialTimeout(t *testing.T) {
 	}
 	if got := mapTLSError(fmt.Errorf("%w: %w", tls.ErrNoProtocol, dialErr)).Code; got != CodeTLSHandshakeFailed {
 		t.Errorf("no protocol after dial timeouts: got %s, want %s", got, CodeTLSHandshakeFailed)
+	}
+	refused := mapTLSError(&tls.NoProtocolError{Reason: "connection refused", Err: syscall.ECONNREFUSED})
+	if want := "unable to establish a TLS connection with the target server: connection refused"; refused.Code != CodeTLSHandshakeFailed || refused.Details != want {
+		t.Errorf("refused: got %s %q, want %s %q", refused.Code, refused.Details, CodeTLSHandshakeFailed, want)
 	}
 	if got := mapTLSError(context.DeadlineExceeded).Code; got != CodeTLSScanFailed {
 		t.Errorf("scan out of time: got %s, want %s", got, CodeTLSScanFailed)

@@ -88,3 +88,78 @@ for t in "${tools[@]:1}"; do
     echo "protocol set: sitediag and $t DIFFER"
   fi
 done
+
+# Per configuration: real servers (openssl s_server, gnutls-serv) with
+# the shapes issue 15 is about, scanned once by each tool. One line per
+# tool: sitediag's verdicts (suites per protocol, key exchange, findings,
+# chain), sslscan's (protocols, DHE sizes and groups), testssl's
+# (LOGJAM, BEAST, chain of trust) when TESTSSL_RUNS > 0, and the time
+# ratio. CONFIGS=0 skips this part.
+[ "${CONFIGS:-1}" = 0 ] && exit 0
+command -v openssl >/dev/null || { echo "bench: configurations need openssl" >&2; exit 1; }
+pki=$work/pki
+mkdir -p "$pki"
+(
+  cd "$pki"
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout root.key -out root.pem -subj /CN=Bench\ Root -days 3650 \
+    -addext basicConstraints=critical,CA:true -addext keyUsage=keyCertSign 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -keyout inter.key -out inter.csr -subj /CN=Bench\ Intermediate 2>/dev/null
+  printf 'basicConstraints=critical,CA:true\nkeyUsage=keyCertSign\n' >ca.ext
+  openssl x509 -req -in inter.csr -CA root.pem -CAkey root.key -CAcreateserial -out inter.pem -days 1825 -extfile ca.ext 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -keyout leaf.key -out leaf.csr -subj /CN=localhost 2>/dev/null
+  printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >leaf.ext
+  openssl x509 -req -in leaf.csr -CA inter.pem -CAkey inter.key -CAcreateserial -out leaf.pem -days 365 -extfile leaf.ext 2>/dev/null
+  # RFC 2409 Oakley group 2, the 1024-bit common prime testssl flags.
+  printf '%s\n' '-----BEGIN DH PARAMETERS-----' \
+    'MIGHAoGBAP//////////yQ/aoiFowjTExmKLgNwc0SkCTgiKZ8x0Agu+pjsTmyJR' \
+    'Sgh5jjQE3e+VGbPNOkMbMCsKbfJfFDdP4TVtbVHCReSFtXZiXn7G9ExC6aY37WsL' \
+    '/1y29Aa37e44a/taiZ+lrp8kEXxLH+ZJKGZR7OZTgf//////////AgEC' \
+    '-----END DH PARAMETERS-----' >oakley2.pem
+)
+base=(-cert "$pki/leaf.pem" -key "$pki/leaf.key" -www -quiet)
+configs=(
+  "chain leaf+intermediate|openssl s_server ${base[*]} -cert_chain $pki/inter.pem"
+  "chain leaf+root (no intermediate)|openssl s_server ${base[*]} -cert_chain $pki/root.pem"
+  "DHE-only, Oakley group 2|openssl s_server ${base[*]} -cert_chain $pki/inter.pem -dhparam $pki/oakley2.pem -no_tls1_3 -cipher DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-SHA:@SECLEVEL=0"
+  "TLS 1.0 CBC (BEAST)|openssl s_server ${base[*]} -cert_chain $pki/inter.pem -tls1 -cipher AES128-SHA:ECDHE-RSA-AES256-SHA:@SECLEVEL=0"
+  "TLS 1.3 groups P-384:X25519:ffdhe2048|openssl s_server ${base[*]} -cert_chain $pki/inter.pem -tls1_3 -groups P-384:X25519:ffdhe2048"
+  "gnutls P-384 + ffdhe3072|gnutls-serv --x509certfile $pki/leaf.pem --x509keyfile $pki/leaf.key --priority NORMAL:-VERS-TLS1.3:-CURVE-ALL:+CURVE-SECP384R1:+GROUP-FFDHE3072:+DHE-RSA --quiet"
+)
+echo
+echo "== configurations (one run each; ratio = sitediag ms / tool ms)"
+for c in "${configs[@]}"; do
+  name=${c%%|*}
+  cmd=${c#*|}
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  case $cmd in
+    openssl*) $cmd -accept "127.0.0.1:$port" >/dev/null 2>&1 & ;;
+    gnutls*) command -v gnutls-serv >/dev/null || { echo "-- $name: gnutls-serv missing"; continue; }
+      $cmd --port "$port" >/dev/null 2>&1 & ;;
+  esac
+  cfg_pid=$!
+  for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+  echo "-- $name"
+  t0=$(now_ms)
+  printf '  %-9s %s\n' sitediag "$("$work/tlsscan" -roots "$pki/root.pem" -verdicts "https://127.0.0.1:$port" 2>&1)"
+  ours_ms=$(($(now_ms) - t0))
+  t0=$(now_ms)
+  sslscan --no-colour "127.0.0.1:$port" >"$work/cfg.sslscan" 2>&1 || true
+  ssl_ms=$(($(now_ms) - t0))
+  # A tool that found nothing leaves an empty column, not a failed bench.
+  protos=$(grep -E '^(SSLv[23]|TLSv1\.[0-3]) +enabled' "$work/cfg.sslscan" | awk '{print $1}' | paste -sd' ' || true)
+  kx=$(grep -E '^(Preferred|Accepted)' "$work/cfg.sslscan" | grep -oE '(DHE [0-9]+ bits|Curve [^ ]+)' | sort -u | paste -sd',' || true)
+  groups=$(sed -n '/Key Exchange Group/,/^$/p' "$work/cfg.sslscan" | grep -E '^TLS' | awk '{print $1" "$4}' | paste -sd',' || true)
+  printf '  %-9s %s | kx %s | groups %s\n' sslscan "$protos" "$kx" "$groups"
+  line="  ratio sitediag/sslscan $(awk -v a="$ours_ms" -v b="$ssl_ms" 'BEGIN {printf "%.3f", a / b}') ($ours_ms / $ssl_ms ms)"
+  if [ "$TESTSSL_RUNS" -gt 0 ]; then
+    rm -f "$work/cfg.csv"
+    t0=$(now_ms)
+    testssl --quiet --color 0 --warnings batch --csvfile "$work/cfg.csv" "127.0.0.1:$port" >/dev/null 2>&1 || true
+    tssl_ms=$(($(now_ms) - t0))
+    printf '  %-9s %s\n' testssl "$(awk -F'","' '$1 ~ /^"(LOGJAM|LOGJAM-common_primes|BEAST|cert_chain_of_trust|DH_groups|FS_ECDHE_curves|cert_trust)$/ {gsub(/"/, "", $1); print $1"="$4}' "$work/cfg.csv" | paste -sd' ')"
+    line+=", sitediag/testssl $(awk -v a="$ours_ms" -v b="$tssl_ms" 'BEGIN {printf "%.3f", a / b}') ($tssl_ms ms)"
+  fi
+  echo "$line"
+  kill "$cfg_pid" 2>/dev/null || true
+  wait "$cfg_pid" 2>/dev/null || true
+done

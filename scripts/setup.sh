@@ -19,6 +19,8 @@ npm npm
 named bind9
 dnssec-signzone bind9-utils
 delv bind9-dnsutils
+openssl openssl
+gnutls-serv gnutls-bin
 LIST
 
 if [ ${#need_pkgs[@]} -gt 0 ]; then

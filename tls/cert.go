@@ -95,8 +95,11 @@ type Issuer struct {
 type Chain struct {
 	// Length is the number of certificates presented.
 	Length int `json:"length"`
-	// Complete is true when the presented chain ends in a self-signed
-	// root, or reaches one in the root pool.
+	// Complete is true when each presented certificate is issued by the
+	// next and the last is a root (self-signed) or is issued by one of
+	// the trust anchors: a property of what was sent, independent of
+	// dates. Trust and expiry are judged apart (Certificate.Trusted,
+	// IsExpired).
 	Complete bool `json:"complete"`
 	// Certificates are the presented certificates in order.
 	Certificates []ChainEntry `json:"certificates"`
@@ -119,11 +122,11 @@ type ForwardSecrecy struct {
 	Protocol *string `json:"protocol"`
 	// NegotiatedCipher is the IANA name of the negotiated suite.
 	NegotiatedCipher *string `json:"negotiatedCipher"`
-	// EphemeralKeyType is the ephemeral key exchange (ECDH, or the
-	// group's name for hybrid post-quantum KEMs); null without forward
-	// secrecy.
+	// EphemeralKeyType is the ephemeral key exchange: ECDH, DH, or KEM
+	// for hybrid post-quantum groups; null without forward secrecy.
 	EphemeralKeyType *string `json:"ephemeralKeyType"`
-	// EphemeralKeyName is the group, e.g. X25519 or P-256.
+	// EphemeralKeyName is the group's IANA/OpenSSL name: X25519, P-256,
+	// X25519MLKEM768, ffdhe2048, or DH for a server's own DH prime.
 	EphemeralKeyName *string `json:"ephemeralKeyName"`
 	// EphemeralKeySize is the group's size in bits, null when unknown.
 	EphemeralKeySize *int `json:"ephemeralKeySize"`
@@ -170,11 +173,10 @@ func describeCertificate(chain []*x509.Certificate, host string, roots *x509.Cer
 		return err
 	}
 	err := verify(now)
-	last := chain[len(chain)-1]
-	mid := leaf.NotBefore.Add(leaf.NotAfter.Sub(leaf.NotBefore) / 2)
+	linked := linkedPrefix(chain)
 	c.Chain = Chain{
 		Length:       len(chain),
-		Complete:     selfSigned(last) || verify(mid) == nil,
+		Complete:     linked == len(chain) && anchored(chain[len(chain)-1], roots),
 		Certificates: make([]ChainEntry, len(chain)),
 	}
 	for i, cert := range chain {
@@ -187,7 +189,7 @@ func describeCertificate(chain []*x509.Certificate, host string, roots *x509.Cer
 	}
 	switch {
 	case err != nil:
-		c.AuthorizationError = ptr(authorizationError(err, chain, now))
+		c.AuthorizationError = ptr(authorizationError(err, chain[:linked], now))
 	case !c.HostnameMatches:
 		c.AuthorizationError = ptr("ERR_TLS_CERT_ALTNAME_INVALID")
 	default:
@@ -196,8 +198,48 @@ func describeCertificate(chain []*x509.Certificate, host string, roots *x509.Cer
 	return c
 }
 
+// linkedPrefix returns how many certificates of chain, from the leaf
+// on, are each signed by the next one: the path a verifier builds from
+// what was sent. Dates play no part.
+func linkedPrefix(chain []*x509.Certificate) int {
+	n := 1
+	for n < len(chain) && issuedBy(chain[n-1], chain[n]) {
+		n++
+	}
+	return n
+}
+
+// issuedBy reports whether parent's key signed c under parent's name.
+func issuedBy(c, parent *x509.Certificate) bool {
+	return bytes.Equal(c.RawIssuer, parent.RawSubject) &&
+		parent.CheckSignature(c.SignatureAlgorithm, c.RawTBSCertificate, c.Signature) == nil
+}
+
+// anchored reports whether c is a root (self-signed) or is issued by a
+// trust anchor of roots (nil: the system's). Dates play no part: c is
+// checked at its own midpoint and, should the anchor not cover that, at
+// its edges.
+func anchored(c *x509.Certificate, roots *x509.CertPool) bool {
+	if selfSigned(c) {
+		return true
+	}
+	pool := x509.NewCertPool() // c alone: it must chain to an anchor directly
+	mid := c.NotBefore.Add(c.NotAfter.Sub(c.NotBefore) / 2)
+	for _, at := range []time.Time{mid, c.NotBefore.Add(time.Second), c.NotAfter.Add(-time.Second)} {
+		_, err := c.Verify(x509.VerifyOptions{Roots: roots, Intermediates: pool, CurrentTime: at,
+			KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}})
+		if err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // authorizationError names a verification failure the way OpenSSL and
-// Node do.
+// Node do. chain is the linked prefix of what was sent: a certificate
+// that does not sign the one before it plays no part in a verifier's
+// path, so a root sent in place of the intermediate leaves the leaf
+// alone (UNABLE_TO_VERIFY_LEAF_SIGNATURE).
 func authorizationError(err error, chain []*x509.Certificate, now time.Time) string {
 	var invalid x509.CertificateInvalidError
 	var unknown x509.UnknownAuthorityError

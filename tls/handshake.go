@@ -63,31 +63,41 @@ func (h *handshake) chain(enums []*enumeration) []*x509.Certificate {
 	return nil
 }
 
-// forwardSecrecy describes the full handshake's key exchange.
-func (h *handshake) forwardSecrecy() ForwardSecrecy {
-	if h.state == nil {
-		return ForwardSecrecy{}
+// forwardSecrecy describes the key exchange of the full handshake.
+// When crypto/tls could not complete one (it has no DHE, no SSL 3.0),
+// the newest version's first pick from the raw probes stands in: the
+// negotiated suite and the group its ServerKeyExchange named.
+func (h *handshake) forwardSecrecy(enums []*enumeration) ForwardSecrecy {
+	if h.state != nil {
+		fs := ForwardSecrecy{
+			Protocol:         ptr(versionName(h.state.Version)),
+			NegotiatedCipher: ptr(suiteName(h.state.CipherSuite)),
+		}
+		if h.state.CurveID != 0 { // else RSA key exchange: no forward secrecy
+			fs.setGroup(groupByID(uint16(h.state.CurveID)))
+		}
+		return fs
 	}
-	fs := ForwardSecrecy{
-		Protocol:         ptr(versionName(h.state.Version)),
-		NegotiatedCipher: ptr(suiteName(h.state.CipherSuite)),
+	for _, e := range slices.Backward(enums) {
+		if len(e.suites) == 0 {
+			continue
+		}
+		id := e.suites[0]
+		fs := ForwardSecrecy{Protocol: ptr(e.name), NegotiatedCipher: ptr(suiteName(id))}
+		if g, ok := e.groups[id]; ok {
+			fs.setGroup(g)
+		} else if s, _ := SuiteByID(id); s.forwardSecret() {
+			fs.EphemeralKeyType = ptr("unknown")
+		}
+		return fs
 	}
-	if h.state.CurveID == 0 {
-		return fs // RSA key exchange: no forward secrecy
+	return ForwardSecrecy{}
+}
+
+// setGroup records g as the ephemeral key.
+func (fs *ForwardSecrecy) setGroup(g Group) {
+	fs.EphemeralKeyType, fs.EphemeralKeyName = ptr(g.Type), ptr(g.Name)
+	if g.Bits > 0 {
+		fs.EphemeralKeySize = ptr(g.Bits)
 	}
-	name := h.state.CurveID.String()
-	fs.EphemeralKeyName = &name
-	switch h.state.CurveID {
-	case cryptotls.X25519:
-		fs.EphemeralKeyType, fs.EphemeralKeySize = ptr("ECDH"), ptr(253)
-	case cryptotls.CurveP256:
-		fs.EphemeralKeyType, fs.EphemeralKeySize = ptr("ECDH"), ptr(256)
-	case cryptotls.CurveP384:
-		fs.EphemeralKeyType, fs.EphemeralKeySize = ptr("ECDH"), ptr(384)
-	case cryptotls.CurveP521:
-		fs.EphemeralKeyType, fs.EphemeralKeySize = ptr("ECDH"), ptr(521)
-	default:
-		fs.EphemeralKeyType = ptr("KEM") // hybrid post-quantum groups
-	}
-	return fs
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/ecdh"
 	"crypto/rand"
 	"encoding/binary"
+	"slices"
 
 	"golang.org/x/crypto/cryptobyte"
 )
@@ -66,6 +67,13 @@ var legacyGroups = []uint16{
 // with a HelloRetryRequest, which is enough to tell TLS 1.3 apart.
 var tls13Groups = []uint16{29, 23, 24, 25, 30, 0x11EC, 256, 257, 258, 259, 260}
 
+// allTLS13Groups are the groups TLS 1.3 defines, the post-quantum and
+// hybrid ones included, which the group enumeration offers.
+var allTLS13Groups = []uint16{
+	0x11EC, 0x11EB, 0x11ED, 0x6399, 0x0200, 0x0201, 0x0202, // X25519MLKEM768, SecP256r1MLKEM768, …
+	29, 23, 24, 25, 30, 31, 32, 33, 256, 257, 258, 259, 260,
+}
+
 // signatureSchemes are offered in TLS 1.2 and 1.3 hellos: every scheme,
 // the SHA-1, SHA-224 and DSA ones included, so no server is turned away
 // for want of one.
@@ -87,6 +95,9 @@ type hello struct {
 	serverName string
 	// fallback adds TLS_FALLBACK_SCSV.
 	fallback bool
+	// groups, when set, replaces the TLS 1.3 hello's supported_groups;
+	// its X25519 key share is sent only when X25519 is among them.
+	groups []uint16
 }
 
 // marshal returns the hello as one handshake record.
@@ -160,6 +171,9 @@ func (h hello) extensions() []byte {
 	groups := legacyGroups
 	if h.version == versionTLS13 {
 		groups = tls13Groups
+		if h.groups != nil {
+			groups = h.groups
+		}
 	}
 	addExtension(&b, extSupportedGroups, func(b *cryptobyte.Builder) { addUint16List(b, groups) })
 	if h.version < versionTLS13 {
@@ -178,8 +192,10 @@ func (h hello) extensions() []byte {
 		})
 		addExtension(&b, extKeyShare, func(b *cryptobyte.Builder) {
 			b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) {
-				b.AddUint16(groupX25519)
-				b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes(x25519Share()) })
+				if slices.Contains(groups, groupX25519) { // else an empty list: the server names its group
+					b.AddUint16(groupX25519)
+					b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes(x25519Share()) })
+				}
 			})
 		})
 	}

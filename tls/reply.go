@@ -25,6 +25,10 @@ var helloRetryRandom = []byte{
 // the protocol allows at that point.
 var errMalformed = errors.New("tls: malformed server reply")
 
+// errHTTP means the server answered a hello with an HTTP response: the
+// port speaks plain HTTP.
+var errHTTP = errors.New("tls: the server answered with HTTP")
+
 // alertError is a TLS alert the server answered a hello with.
 type alertError struct {
 	// Description is the alert's code (40 handshake_failure, 70
@@ -54,9 +58,10 @@ type reply struct {
 	// certs is the certificate chain of a Certificate message (SSL 3.0 to
 	// TLS 1.2, and SSL 2.0), leaf first, when it was read.
 	certs [][]byte
-	// dhBits is the size of the finite-field DH group of a
-	// ServerKeyExchange, when one was read.
-	dhBits int
+	// group is the key-exchange group: from the ServerKeyExchange of an
+	// ECDHE or DHE suite, or the key_share of a TLS 1.3 ServerHello or
+	// HelloRetryRequest; nil when none was read.
+	group *Group
 	// ssl2Ciphers are the cipher kinds of an SSL 2.0 SERVER-HELLO.
 	ssl2Ciphers []string
 }
@@ -133,7 +138,7 @@ func handleMessage(rep **reply, msgType uint8, body []byte, needs readNeeds) (bo
 		if r.retry || r.version >= versionTLS13 {
 			return true, nil // the rest is encrypted
 		}
-		return !needs.certificate && !dheSuite(r.suite), nil
+		return !needs.certificate && !ephemeralSuite(r.suite), nil
 	}
 	r := *rep
 	switch msgType {
@@ -143,11 +148,9 @@ func handleMessage(rep **reply, msgType uint8, body []byte, needs readNeeds) (bo
 			return false, err
 		}
 		r.certs = certs
-		return !dheSuite(r.suite), nil
+		return !ephemeralSuite(r.suite), nil
 	case typeServerKeyExchange:
-		if dheSuite(r.suite) {
-			r.dhBits = dhGroupBits(body)
-		}
+		r.group = keyExchangeGroup(r.suite, body)
 		return true, nil
 	case typeServerHelloDone:
 		return true, nil
@@ -155,9 +158,11 @@ func handleMessage(rep **reply, msgType uint8, body []byte, needs readNeeds) (bo
 	return false, nil
 }
 
-func dheSuite(id uint16) bool {
+// ephemeralSuite reports a suite whose ServerKeyExchange names its
+// group: DHE and ECDHE.
+func ephemeralSuite(id uint16) bool {
 	s, ok := SuiteByID(id)
-	return ok && s.dhe()
+	return ok && (s.dhe() || s.ecdhe())
 }
 
 // readRecord reads one TLS record.
@@ -165,6 +170,9 @@ func readRecord(r io.Reader) (typ uint8, fragment []byte, err error) {
 	var hdr [5]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return 0, nil, err
+	}
+	if string(hdr[:]) == "HTTP/" {
+		return 0, nil, errHTTP
 	}
 	if hdr[1] != 3 { // not SSL 3.0 or TLS: an SSL 2.0 reply or garbage
 		return 0, nil, errMalformed
@@ -211,6 +219,13 @@ func parseServerHello(body []byte) (*reply, error) {
 			}
 		case extRenegotiationInfo:
 			r.renegotiationInfo = true
+		case extKeyShare: // a HelloRetryRequest's is the group alone
+			var id uint16
+			if !data.ReadUint16(&id) {
+				return nil, errMalformed
+			}
+			g := groupByID(id)
+			r.group = &g
 		}
 	}
 	return r, nil
@@ -234,15 +249,30 @@ func parseCertificates(body []byte) ([][]byte, error) {
 	return certs, nil
 }
 
-// dhGroupBits returns the size in bits of the prime of a DHE
-// ServerKeyExchange (ServerDHParams first), 0 when it does not parse.
-func dhGroupBits(body []byte) int {
+// keyExchangeGroup returns the group of a ServerKeyExchange: the named
+// curve of ECDHE (ECParameters first, RFC 8422), the prime of DHE
+// (ServerDHParams first); nil when it does not parse.
+func keyExchangeGroup(suite uint16, body []byte) *Group {
 	s := cryptobyte.String(body)
-	var p []byte
-	if !s.ReadUint16LengthPrefixed((*cryptobyte.String)(&p)) {
-		return 0
+	st, _ := SuiteByID(suite)
+	switch {
+	case st.ecdhe():
+		var curveType uint8
+		var id uint16
+		if !s.ReadUint8(&curveType) || curveType != 3 || !s.ReadUint16(&id) { // 3: named_curve
+			return nil
+		}
+		g := groupByID(id)
+		return &g
+	case st.dhe():
+		var p []byte
+		if !s.ReadUint16LengthPrefixed((*cryptobyte.String)(&p)) || len(p) == 0 {
+			return nil
+		}
+		g := dhGroup(new(big.Int).SetBytes(p))
+		return &g
 	}
-	return new(big.Int).SetBytes(p).BitLen()
+	return nil
 }
 
 // readSSL2Reply reads a server's answer to an SSL 2.0 CLIENT-HELLO and

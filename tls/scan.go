@@ -44,8 +44,8 @@ const (
 )
 
 // ErrNoProtocol means no protocol version at all could be negotiated:
-// the port refused connections, or the server refused every hello. When
-// a connection failed, its error is wrapped too.
+// the port refused connections, or the server refused every hello.
+// Scan returns it as a *NoProtocolError that says which.
 var ErrNoProtocol = errors.New("tls: no protocol version could be negotiated")
 
 // DialFunc opens a new TCP connection to the server being scanned. Scan
@@ -107,13 +107,33 @@ type CipherSuites struct {
 // ProtocolSuites are the suites one protocol version accepts.
 type ProtocolSuites struct {
 	// ServerPreference is true when the server picks by its own order
-	// rather than the client's.
+	// rather than the client's; false also when that could not be told
+	// (see Preference).
 	ServerPreference bool `json:"serverPreference"`
+	// Preference says whose order the server follows: PreferenceServer,
+	// PreferenceClient, or PreferenceUnknown when fewer than two suites
+	// are accepted (or the version is not supported), so there is no
+	// order to observe.
+	Preference string `json:"preference"`
 	// Suites are IANA names (SSL 2.0 cipher kinds for SSL 2.0), in the
 	// server's preference order when it enforces one, else in registry
 	// order.
 	Suites []string `json:"suites"`
+	// KeyExchange lists the ephemeral groups the server used with this
+	// version, in the order first seen: the curve of ECDHE suites and the
+	// group of DHE suites (SSL 3.0–TLS 1.2, from ServerKeyExchange); for
+	// TLS 1.3 every group the server accepts, post-quantum hybrids
+	// included, in its order of preference. Empty without ephemeral
+	// suites.
+	KeyExchange []Group `json:"keyExchange"`
 }
+
+// Values of ProtocolSuites.Preference.
+const (
+	PreferenceServer  = "server"
+	PreferenceClient  = "client"
+	PreferenceUnknown = "unknown"
+)
 
 // protocol is one version the scan probes.
 type protocol struct {
@@ -143,20 +163,39 @@ type enumeration struct {
 	suites []uint16
 	// ssl2Ciphers are SSL 2.0's cipher kinds.
 	ssl2Ciphers []string
-	// serverPreference: see ProtocolSuites.
-	serverPreference bool
+	// preference: see ProtocolSuites; "" until observed.
+	preference string
 	// compression is true when the server picked DEFLATE.
 	compression bool
 	// renegotiationInfo is true when a ServerHello carried it.
 	renegotiationInfo bool
-	// dhBits maps DHE suites to the size of the group they used.
-	dhBits map[uint16]int
+	// groups maps the suites with an ephemeral key exchange to the group
+	// they used.
+	groups map[uint16]Group
+	// groups13 are the TLS 1.3 groups the server accepts, in its order.
+	groups13 []Group
 	// certs is the chain from the first answer, when it was sent in
 	// clear.
 	certs [][]byte
 }
 
 func (e *enumeration) supported() bool { return len(e.suites) > 0 || e.ssl2Ciphers != nil }
+
+// keyExchange lists the distinct groups of the accepted suites, in the
+// order the suites were picked.
+func (e *enumeration) keyExchange() []Group {
+	if e.groups13 != nil {
+		return e.groups13
+	}
+	groups := []Group{}
+	for _, id := range e.suites {
+		g, ok := e.groups[id]
+		if ok && !slices.ContainsFunc(groups, func(h Group) bool { return h.Name == g.Name && h.Bits == g.Bits }) {
+			groups = append(groups, g)
+		}
+	}
+	return groups
+}
 
 // scanner holds one scan's settings and what its probes saw.
 type scanner struct {
@@ -169,7 +208,8 @@ type scanner struct {
 	slots chan struct{}
 
 	mu         sync.Mutex
-	connectErr error    // the last failed connection
+	connectErr *failure // the last failed connection
+	answer     *failure // the most telling failed answer to a hello
 	connected  bool     // a connection succeeded
 	versions   []uint16 // versions from SSL 3.0 up whose first hello was accepted
 
@@ -237,6 +277,13 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 		fallback, err = s.fallbackSCSV(gctx)
 		return err
 	})
+	var groups13 []Group
+	g.Go(func() error {
+		s.detecting.Wait()
+		var err error
+		groups13, err = s.tls13Groups(gctx)
+		return err
+	})
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
@@ -253,12 +300,51 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if s.connectErr != nil && !s.connected {
-			return nil, fmt.Errorf("%w: %w", ErrNoProtocol, s.connectErr)
+		switch {
+		case s.connectErr != nil && !s.connected:
+			return nil, &NoProtocolError{Reason: s.connectErr.reason, Err: s.connectErr.err}
+		case s.answer != nil:
+			return nil, &NoProtocolError{Reason: s.answer.reason, Err: s.answer.err}
 		}
-		return nil, ErrNoProtocol
+		return nil, &NoProtocolError{Reason: "no version was accepted"}
+	}
+	if groups13 != nil {
+		enums[len(enums)-1].groups13 = groups13
 	}
 	return s.result(enums, hs, fallback), nil
+}
+
+// tls13Groups finds the groups a TLS 1.3 server accepts, in its order:
+// a hello offering every group (post-quantum hybrids first), then again
+// without each group the server chose (in its key share, or its
+// HelloRetryRequest), until it refuses. Nil when TLS 1.3 is not
+// supported.
+func (s *scanner) tls13Groups(ctx context.Context) ([]Group, error) {
+	s.mu.Lock()
+	supported := slices.Contains(s.versions, versionTLS13)
+	s.mu.Unlock()
+	if !supported {
+		return nil, nil
+	}
+	var found []Group
+	offered := slices.Clone(allTLS13Groups)
+	for len(offered) > 0 {
+		h := hello{version: versionTLS13, suites: suitesFor(true), serverName: s.serverName, groups: offered}
+		rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) { return readReply(r, readNeeds{}) })
+		if err := ended(ctx); err != nil {
+			return nil, err
+		}
+		if err != nil || rep.version != versionTLS13 || rep.group == nil {
+			break
+		}
+		i := slices.IndexFunc(offered, func(id uint16) bool { return groupByID(id).Name == rep.group.Name })
+		if i < 0 {
+			break // a group not offered: stop rather than loop
+		}
+		found = append(found, *rep.group)
+		offered = slices.Delete(offered, i, i+1)
+	}
+	return found, nil
 }
 
 // probe sends payload on a new connection and reads the answer with
@@ -272,9 +358,21 @@ func (s *scanner) probe(ctx context.Context, payload []byte, read func(io.Reader
 		}
 		var err error
 		rep, err = read(conn)
+		if err != nil { // kept for the error when no version at all is found
+			s.noteAnswer(classify(err, s.opts.ProbeTimeout))
+		}
 		return err
 	})
 	return rep, err
+}
+
+// noteAnswer keeps f if it tells more than the failures seen so far.
+func (s *scanner) noteAnswer(f failure) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.answer == nil || f.rank > s.answer.rank {
+		s.answer = &f
+	}
 }
 
 // withConn waits until fewer than Parallel probes are in flight, then
@@ -315,7 +413,8 @@ func (s *scanner) connect(ctx context.Context) (net.Conn, error) {
 	conn, err := s.dial(ctx)
 	s.mu.Lock()
 	if err != nil {
-		s.connectErr = err
+		f := connectFailure(err, s.opts.ProbeTimeout)
+		s.connectErr = &f
 	} else {
 		s.connected = true
 	}
@@ -350,7 +449,7 @@ func (c *stoppingConn) Close() error {
 func (s *scanner) enumerate(ctx context.Context, p protocol) (*enumeration, error) {
 	detected := sync.OnceFunc(s.detecting.Done)
 	defer detected()
-	e := &enumeration{protocol: p, dhBits: map[uint16]int{}}
+	e := &enumeration{protocol: p, groups: map[uint16]Group{}}
 	var preference sync.WaitGroup
 	defer preference.Wait()
 	offered := suitesFor(p.version == versionTLS13)
@@ -378,26 +477,35 @@ func (s *scanner) enumerate(ctx context.Context, p protocol) (*enumeration, erro
 		e.suites = append(e.suites, rep.suite)
 		e.compression = e.compression || rep.compression == 1
 		e.renegotiationInfo = e.renegotiationInfo || rep.renegotiationInfo
-		if rep.dhBits > 0 {
-			e.dhBits[rep.suite] = rep.dhBits
+		if rep.group != nil {
+			e.groups[rep.suite] = *rep.group
 		}
 		offered = slices.DeleteFunc(offered, func(id uint16) bool { return id == rep.suite })
 		if len(e.suites) == 2 {
 			first, second := e.suites[0], e.suites[1]
-			preference.Go(func() { e.serverPreference = s.prefersOwnOrder(ctx, p, second, first) })
+			preference.Go(func() { e.preference = s.order(ctx, p, second, first) })
 		}
 	}
 	preference.Wait()
 	return e, ended(ctx)
 }
 
-// prefersOwnOrder offers second before first, which the server picked
-// first when offered both in the other order: picking first again means
-// the server has an order of its own.
-func (s *scanner) prefersOwnOrder(ctx context.Context, p protocol, second, first uint16) bool {
+// order offers second before first, which the server picked first
+// when offered both in the other order: picking first again means the
+// server has an order of its own, picking second that it follows the
+// client's; no answer leaves it unknown.
+func (s *scanner) order(ctx context.Context, p protocol, second, first uint16) string {
 	h := hello{version: p.version, suites: []uint16{second, first}, serverName: s.serverName}
 	rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) { return readReply(r, readNeeds{}) })
-	return err == nil && rep.suite == first
+	switch {
+	case err != nil:
+		return PreferenceUnknown
+	case rep.suite == first:
+		return PreferenceServer
+	case rep.suite == second:
+		return PreferenceClient
+	}
+	return PreferenceUnknown
 }
 
 // ssl2 sends the SSL 2.0 CLIENT-HELLO; a SERVER-HELLO lists every cipher
@@ -449,7 +557,7 @@ func (s *scanner) result(enums []*enumeration, hs *handshake, fallback *bool) *R
 		Vulnerabilities: vulnerabilities(enums, fallback),
 		Advisory:        advisory(enums, hs),
 	}
-	r.Certificate.ForwardSecrecy = hs.forwardSecrecy()
+	r.Certificate.ForwardSecrecy = hs.forwardSecrecy(enums)
 	flags := []*bool{&r.Protocols.SSL2, &r.Protocols.SSL3, &r.Protocols.TLS10, &r.Protocols.TLS11, &r.Protocols.TLS12, &r.Protocols.TLS13}
 	lists := []*ProtocolSuites{&r.CipherSuites.SSL2, &r.CipherSuites.SSL3, &r.CipherSuites.TLS10,
 		&r.CipherSuites.TLS11, &r.CipherSuites.TLS12, &r.CipherSuites.TLS13}
@@ -459,7 +567,11 @@ func (s *scanner) result(enums []*enumeration, hs *handshake, fallback *bool) *R
 		for _, id := range e.suites {
 			names = append(names, suiteName(id))
 		}
-		*lists[i] = ProtocolSuites{ServerPreference: e.serverPreference, Suites: names}
+		pref := e.preference
+		if pref == "" {
+			pref = PreferenceUnknown
+		}
+		*lists[i] = ProtocolSuites{ServerPreference: pref == PreferenceServer, Preference: pref, Suites: names, KeyExchange: e.keyExchange()}
 	}
 	return r
 }

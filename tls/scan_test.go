@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -184,8 +186,11 @@ func TestScanSSL3Responder(t *testing.T) {
 		t.Errorf("fallbackScsv: got %v, want null with one version", *p.FallbackSCSV)
 	}
 	// crypto/tls cannot speak SSL 3.0: the certificate comes from the
-	// Certificate message the raw probe read.
-	if c := res.Certificate; c.CommonName != "old.test" || c.Issuer.CommonName != "Fixture Root CA" || c.ForwardSecrecy.Protocol != nil {
+	// Certificate message the raw probe read, and forwardSecrecy from the
+	// suite it picked: RSA key exchange, no ephemeral key.
+	fs := res.Certificate.ForwardSecrecy
+	if c := res.Certificate; c.CommonName != "old.test" || c.Issuer.CommonName != "Fixture Root CA" ||
+		fs.Protocol == nil || *fs.Protocol != "SSLv3" || *fs.NegotiatedCipher != "TLS_RSA_WITH_AES_128_CBC_SHA" || fs.EphemeralKeyType != nil {
 		t.Errorf("certificate: got CN %q issuer %q forwardSecrecy %+v", c.CommonName, c.Issuer.CommonName, c.ForwardSecrecy)
 	}
 }
@@ -230,6 +235,11 @@ func TestScanLegacyFindings(t *testing.T) {
 		{"nullCipher", v.NullCipher, []string{"TLSv1.0 TLS_RSA_WITH_NULL_SHA"}},
 		{"anonymousCipher", v.AnonymousCipher, []string{"TLSv1.0 TLS_DH_anon_WITH_AES_128_CBC_SHA"}},
 		{"crime", v.CRIME, []string{"TLSv1.0 DEFLATE compression"}},
+		{"beast", v.BEAST, []string{
+			"TLSv1.0 TLS_DHE_RSA_WITH_AES_128_CBC_SHA",
+			"TLSv1.0 TLS_DHE_RSA_EXPORT_WITH_DES40_CBC_SHA",
+			"TLSv1.0 TLS_DH_anon_WITH_AES_128_CBC_SHA",
+		}},
 		{"poodle", v.Poodle.Finding, []string{}},
 		{"drown", v.DROWN, []string{}},
 	}
@@ -307,8 +317,8 @@ func TestScanClosedPort(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	_, err = scanAt(t, addr, "site.test", nil)
-	if !errors.Is(err, ErrNoProtocol) || !errors.Is(err, syscall.ECONNREFUSED) {
-		t.Errorf("got %v, want ErrNoProtocol wrapping ECONNREFUSED", err)
+	if !errors.Is(err, ErrNoProtocol) || !errors.Is(err, syscall.ECONNREFUSED) || reason(err) != "connection refused" {
+		t.Errorf("got %v, want ErrNoProtocol wrapping ECONNREFUSED, reason connection refused", err)
 	}
 }
 
@@ -318,8 +328,8 @@ func TestScanSilentServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_, err := Scan(ctx, dialer(addr), "site.test", Options{ProbeTimeout: 200 * time.Millisecond})
-	if !errors.Is(err, ErrNoProtocol) {
-		t.Errorf("got %v, want ErrNoProtocol", err)
+	if !errors.Is(err, ErrNoProtocol) || reason(err) != "no answer in 0.2 s" {
+		t.Errorf("got %v, want ErrNoProtocol, no answer in 0.2 s", err)
 	}
 }
 
@@ -340,9 +350,40 @@ func TestScanServerRefusingEverything(t *testing.T) {
 		c.Write(alertRecord(versionTLS12, 40))
 	})
 	_, err := scanAt(t, addr, "site.test", nil)
-	if !errors.Is(err, ErrNoProtocol) || strings.Contains(err.Error(), "refused") {
-		t.Errorf("got %v, want ErrNoProtocol without a connection error", err)
+	if !errors.Is(err, ErrNoProtocol) || strings.Contains(err.Error(), "refused") || reason(err) != "alert handshake_failure" {
+		t.Errorf("got %v, want ErrNoProtocol without a connection error, alert handshake_failure", err)
 	}
+}
+
+// A plain HTTP server answers a hello with 400 Bad Request.
+func TestScanPlainHTTP(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	_, err := scanAt(t, srv.Listener.Addr().String(), "site.test", nil)
+	if !errors.Is(err, ErrNoProtocol) || reason(err) != "not TLS: it answered HTTP" {
+		t.Errorf("got %v, want ErrNoProtocol, not TLS: it answered HTTP", err)
+	}
+}
+
+// A server that answers with bytes that are no protocol at all.
+func TestScanGarbage(t *testing.T) {
+	addr := serve(t, func(c net.Conn) {
+		readClientHello(c)
+		c.Write([]byte("SSH-2.0-OpenSSH_9.6\r\n"))
+	})
+	_, err := scanAt(t, addr, "site.test", nil)
+	if !errors.Is(err, ErrNoProtocol) || !strings.HasPrefix(reason(err), "not TLS: ") {
+		t.Errorf("got %v, want ErrNoProtocol, not TLS", err)
+	}
+}
+
+// reason is a NoProtocolError's Reason, "" for another error.
+func reason(err error) string {
+	var np *NoProtocolError
+	if !errors.As(err, &np) {
+		return ""
+	}
+	return np.Reason
 }
 
 // Options.Parallel bounds the connections open at once, the server-order

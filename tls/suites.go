@@ -64,6 +64,16 @@ func (s Suite) dhe() bool {
 	return (strings.HasPrefix(s.Name, "TLS_DHE_") || strings.HasPrefix(s.Name, "TLS_DH_anon_")) && !s.is("_PSK_")
 }
 
+// ecdhe reports a suite whose key exchange is ephemeral elliptic-curve
+// Diffie-Hellman, so the server names its curve in ServerKeyExchange.
+func (s Suite) ecdhe() bool {
+	return (strings.HasPrefix(s.Name, "TLS_ECDHE_") || strings.HasPrefix(s.Name, "TLS_ECDH_anon_")) && !s.is("_PSK_")
+}
+
+// forwardSecret reports a suite with an ephemeral key exchange: DHE,
+// ECDHE, and every TLS 1.3 suite.
+func (s Suite) forwardSecret() bool { return s.dhe() || s.ecdhe() || s.tls13() }
+
 // rsaExport reports an RSA_EXPORT suite (FREAK).
 func (s Suite) rsaExport() bool { return strings.HasPrefix(s.Name, "TLS_RSA_EXPORT") }
 

@@ -1,6 +1,9 @@
 package tls
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Finding is a vulnerability verdict and what it rests on.
 type Finding struct {
@@ -31,8 +34,9 @@ type Vulnerabilities struct {
 	DROWN Finding `json:"drown"`
 	// FREAK: an RSA_EXPORT suite is accepted.
 	FREAK Finding `json:"freak"`
-	// Logjam: a DHE_EXPORT suite is accepted, or a DHE suite uses a
-	// group under 1024 bits.
+	// Logjam, as testssl.sh judges it: a DHE_EXPORT suite is accepted,
+	// or a DHE suite uses a group under 1024 bits, or a 1024-bit group
+	// with a widely shared prime (Group.CommonPrime).
 	Logjam Finding `json:"logjam"`
 	// Sweet32: a suite with a 64-bit block cipher (3DES, DES, IDEA, RC2)
 	// is accepted.
@@ -46,6 +50,10 @@ type Vulnerabilities struct {
 	AnonymousCipher Finding `json:"anonymousCipher"`
 	// CRIME: the server picks TLS-level DEFLATE compression.
 	CRIME Finding `json:"crime"`
+	// BEAST: a CBC suite is accepted with SSL 3.0 or TLS 1.0, whose
+	// records use a predictable IV. Browsers mitigate it by record
+	// splitting; testssl.sh still reports it.
+	BEAST Finding `json:"beast"`
 }
 
 // Advisory are signals, not verdicts.
@@ -57,6 +65,9 @@ type Advisory struct {
 	// OCSPStapling: the server stapled an OCSP response to the full
 	// handshake.
 	OCSPStapling Signal `json:"ocspStapling"`
+	// PostQuantum: TLS 1.3 accepts a post-quantum or hybrid key exchange
+	// (X25519MLKEM768, SecP256r1MLKEM768, …); Details names them.
+	PostQuantum Signal `json:"postQuantum"`
 }
 
 // Signal is an advisory signal.
@@ -90,6 +101,9 @@ func vulnerabilities(enums []*enumeration, fallback *bool) Vulnerabilities {
 			if e.version == versionSSL3 && s.cbc() {
 				ev.add(&v.Poodle.Finding, item)
 			}
+			if (e.version == versionSSL3 || e.version == versionTLS10) && s.cbc() {
+				ev.add(&v.BEAST, item)
+			}
 			checks := []struct {
 				f  *Finding
 				is bool
@@ -106,13 +120,18 @@ func vulnerabilities(enums []*enumeration, fallback *bool) Vulnerabilities {
 					ev.add(c.f, item)
 				}
 			}
-			if bits := e.dhBits[id]; bits > 0 && bits < 1024 && !s.dheExport() {
-				ev.add(&v.Logjam, item+" "+strconv.Itoa(bits)+"-bit DH group")
+			if g, ok := e.groups[id]; ok && g.Type == "DH" && !s.dheExport() {
+				switch {
+				case g.Bits < 1024:
+					ev.add(&v.Logjam, item+" "+strconv.Itoa(g.Bits)+"-bit DH group")
+				case g.Bits == 1024 && g.CommonPrime != nil:
+					ev.add(&v.Logjam, item+" 1024-bit DH group, common prime "+*g.CommonPrime)
+				}
 			}
 		}
 	}
 	for _, f := range []*Finding{&v.Poodle.Finding, &v.DROWN, &v.FREAK, &v.Logjam, &v.Sweet32, &v.RC4,
-		&v.NullCipher, &v.AnonymousCipher, &v.CRIME} {
+		&v.NullCipher, &v.AnonymousCipher, &v.CRIME, &v.BEAST} {
 		f.Evidence = append([]string{}, ev[f]...)
 		f.Vulnerable = len(f.Evidence) > 0
 	}
@@ -137,6 +156,20 @@ func advisory(enums []*enumeration, hs *handshake) Advisory {
 		a.SecureRenegotiation.Details = "no renegotiation_info in the ServerHello"
 	default:
 		a.SecureRenegotiation.Details = "no version below TLS 1.3, which has no renegotiation"
+	}
+	var kems []string
+	for _, g := range enums[len(enums)-1].groups13 {
+		if g.Type == "KEM" {
+			kems = append(kems, g.Name)
+		}
+	}
+	switch {
+	case len(kems) > 0:
+		a.PostQuantum = Signal{Supported: true, Details: "TLSv1.3 accepts " + strings.Join(kems, ", ")}
+	case enums[len(enums)-1].supported():
+		a.PostQuantum.Details = "TLSv1.3 accepts no post-quantum group"
+	default:
+		a.PostQuantum.Details = "no TLSv1.3"
 	}
 	switch {
 	case hs.state == nil:

@@ -5,19 +5,71 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
 	"net/netip"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/tls"
 )
+
+// verdictLine sums a result up as bench/tlsscan.sh prints it beside the
+// peers': "TLSv1.2:2 TLSv1.3:3 | kx TLSv1.2 DH-1024(RFC 2409 Oakley group 2) | logjam beast | chain complete".
+func verdictLine(r *tls.Result) string {
+	var parts, kx, vulns []string
+	lists := []struct {
+		name string
+		ps   tls.ProtocolSuites
+	}{{"SSLv2", r.CipherSuites.SSL2}, {"SSLv3", r.CipherSuites.SSL3}, {"TLSv1.0", r.CipherSuites.TLS10},
+		{"TLSv1.1", r.CipherSuites.TLS11}, {"TLSv1.2", r.CipherSuites.TLS12}, {"TLSv1.3", r.CipherSuites.TLS13}}
+	for _, l := range lists {
+		if len(l.ps.Suites) == 0 {
+			continue
+		}
+		parts = append(parts, l.name+":"+strconv.Itoa(len(l.ps.Suites)))
+		for _, g := range l.ps.KeyExchange {
+			item := l.name + " " + g.Name
+			if g.Type == "DH" {
+				item += "-" + strconv.Itoa(g.Bits)
+			}
+			if g.CommonPrime != nil {
+				item += "(common)"
+			}
+			kx = append(kx, item)
+		}
+	}
+	v := r.Vulnerabilities
+	for _, f := range []struct {
+		name string
+		f    tls.Finding
+	}{{"poodle", v.Poodle.Finding}, {"drown", v.DROWN}, {"freak", v.FREAK}, {"logjam", v.Logjam}, {"sweet32", v.Sweet32},
+		{"rc4", v.RC4}, {"null", v.NullCipher}, {"anon", v.AnonymousCipher}, {"crime", v.CRIME}, {"beast", v.BEAST}} {
+		if f.f.Vulnerable {
+			vulns = append(vulns, f.name)
+		}
+	}
+	chain := "incomplete"
+	if r.Certificate.Chain.Complete {
+		chain = "complete"
+	}
+	if e := r.Certificate.AuthorizationError; e != nil {
+		chain += " " + *e
+	}
+	return fmt.Sprintf("%s | kx %s | vuln %s | chain %s", strings.Join(parts, " "), strings.Join(kx, ", "),
+		strings.Join(vulns, " "), chain)
+}
 
 func main() {
 	allow := flag.String("allow", "127.0.0.0/8", "network exempt from the SSRF deny table")
 	protocols := flag.Bool("protocols", false, "print only the supported versions, as sslscan names them")
+	rootsFile := flag.String("roots", "", "PEM file of trust anchors instead of the system's")
+	verdicts := flag.Bool("verdicts", false, "print one line of verdicts: protocols, suite counts, key exchange, findings, chain")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		log.Fatal("usage: tlsscan [-allow CIDR] https://host:port")
@@ -26,7 +78,18 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	c, err := sitediag.New(sitediag.Config{AllowNetworks: []netip.Prefix{prefix}})
+	cfg := sitediag.Config{AllowNetworks: []netip.Prefix{prefix}}
+	if *rootsFile != "" {
+		pem, err := os.ReadFile(*rootsFile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		cfg.RootCAs = x509.NewCertPool()
+		if !cfg.RootCAs.AppendCertsFromPEM(pem) {
+			log.Fatalf("%s: no certificate", *rootsFile)
+		}
+	}
+	c, err := sitediag.New(cfg)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -34,6 +97,10 @@ func main() {
 	res, err := c.TLSScan(context.Background(), flag.Arg(0), sitediag.TLSScanOptions{})
 	if err != nil {
 		log.Fatal(err)
+	}
+	if *verdicts {
+		fmt.Println(verdictLine(&res.Result))
+		return
 	}
 	if *protocols {
 		p := res.Protocols
