@@ -373,4 +373,3 @@ func (p *uiPage) screenshot(ctx context.Context, path string, width int) {
 	abs, _ := filepath.Abs(path)
 	p.t.Logf("report page screenshot (%d px wide): %s", width, abs)
 }
-
