@@ -203,7 +203,7 @@ func TestUIReport(t *testing.T) {
 			"up":         {"done", []string{"Up: Site is up (200 OK)", "301", target + "/old", target + "/"}},
 			"tls":        {"done", []string{"days left (renew now)", "TLS 1.3yes", "SSL 3.0no", "Fixture Shop", "Not vulnerable to any of"}},
 			"dns":        {"done", []string{"127.0.0.1", "10 mail.shop.test", "DNSSEC: insecure"}},
-			"timing":     {"done", []string{"DNS", "Connect", "TLS", "Wait", "Download", "Total"}},
+			"timing":     {"done", []string{"Redirects", "DNS", "Connect", "TLS", "Wait", "Download", "Total"}},
 			"protocols":  {"done", []string{"HTTP/1.1yes", "HTTP/2yes"}},
 			"ports":      {"done", []string{port(target)}},
 			"links":      {"done", []string{"Found 1 broken link out of 3.", "404", target + "/missing"}},
@@ -230,8 +230,8 @@ func TestUIReport(t *testing.T) {
 		if got := p.text(ctx, `String(document.querySelector('#sec-screenshot img').naturalWidth)`); got == "0" || got == "" {
 			t.Errorf("the screenshot did not load (naturalWidth %s)", got)
 		}
-		if got := p.text(ctx, `String(document.querySelectorAll('#sec-timing .bar').length)`); got != "6" {
-			t.Errorf("waterfall has %s bars, want 6", got)
+		if got := p.text(ctx, `String(document.querySelectorAll('#sec-timing .bar').length)`); got != "7" {
+			t.Errorf("waterfall has %s bars, want 7", got)
 		}
 		dir := artifactDir(t)
 		p.screenshot(ctx, filepath.Join(dir, "ui-report.png"), 1280)

@@ -41,7 +41,9 @@
   function yesNo(ok, good) {
     // good says which answer is the healthy one, for the colour; the
     // word carries the meaning without it.
-    return el('span', { class: ok === good ? 'good' : 'bad' }, ok ? 'yes' : 'no');
+    // Without good, neither answer is a problem.
+    const tone = good === undefined ? (ok ? 'good' : 'neutral') : ok === good ? 'good' : 'bad';
+    return el('span', { class: tone }, ok ? 'yes' : 'no');
   }
 
   function ms(v) {
@@ -167,9 +169,8 @@
         this.failed++;
         if (err.envelope) this.addRaw(path, err.envelope);
         const unavailable = err.status === 404 && err.code === 'NOT_FOUND';
-        part.append(el('p', { class: unavailable ? 'unavailable' : 'error', role: unavailable ? null : 'alert' },
-          unavailable ? err.message : path + ' failed: ' + err.message));
-        if (unavailable) this.node.dataset.unavailable = '';
+        if (unavailable) this.node.dataset.unavailable = ''; // said by the progress line
+        else part.append(el('p', { class: 'error', role: 'alert' }, path + ' failed: ' + err.message));
       } finally {
         this.pending--;
         if (this.pending === 0 && !signal.aborted) this.finish();
@@ -288,7 +289,7 @@
 
   function renderTiming(env) {
     const t = env.data.timings || env.data;
-    const phases = [['dns', 'DNS'], ['connect', 'Connect'], ['tls', 'TLS'], ['send', 'Send'], ['wait', 'Wait'], ['download', 'Download']];
+    const phases = [['redirectDuration', 'Redirects'], ['dns', 'DNS'], ['connect', 'Connect'], ['tls', 'TLS'], ['send', 'Send'], ['wait', 'Wait'], ['download', 'Download']];
     const total = t.total || phases.reduce((s, [k]) => s + (t[k] || 0), 0) || 1;
     let start = 0;
     const rows = phases.map(([k, label]) => {
@@ -312,8 +313,8 @@
     const d = env.data;
     return table('HTTP versions', ['Version', 'Supported'], [
       ['HTTP/1.0', yesNo(d.http10, true)], ['HTTP/1.1', yesNo(d.http11, true)],
-      ['HTTP/2', yesNo(d.http2, true)],
-      ['HTTP/3', el('span', {}, yesNo(d.http3, true), d.http3 && d.http3SupportedVersion && d.http3SupportedVersion.length ? ' (' + d.http3SupportedVersion.join(', ') + ')' : '')],
+      ['HTTP/2', yesNo(d.http2)],
+      ['HTTP/3', el('span', {}, yesNo(d.http3), d.http3 && d.http3SupportedVersion && d.http3SupportedVersion.length ? ' (' + d.http3SupportedVersion.join(', ') + ')' : '')],
     ]);
   }
 
