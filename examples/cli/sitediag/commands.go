@@ -321,9 +321,9 @@ var protocolOrder = []struct{ key, name string }{
 func showTLS(r *sitediag.TLSScanResult, _ []string) *outcome {
 	// Read the API's JSON shape so the table shows what --json does.
 	var d struct {
-		Protocols       map[string]bool `json:"protocols"`
+		Protocols       map[string]bool                      `json:"protocols"`
 		CipherSuites    map[string]struct{ Suites []string } `json:"cipherSuites"`
-		Vulnerabilities map[string]struct{ Vulnerable bool }  `json:"vulnerabilities"`
+		Vulnerabilities map[string]struct{ Vulnerable bool } `json:"vulnerabilities"`
 		Certificate     struct {
 			CommonName, SubjectAltName, Expiry, AuthorizationError string
 			DaysRemaining                                          int
