@@ -1,4 +1,5 @@
-// Command server runs the Website Diagnostics HTTP API.
+// Command server runs the Website Diagnostics HTTP API, with the report
+// page (httpapi.UI) at /ui/.
 //
 // Every setting is a flag whose default comes from an environment
 // variable (the names are part of the contract):
@@ -168,8 +169,11 @@ func run(args []string, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	mux := http.NewServeMux()
+	mux.Handle("/", handler)
+	mux.Handle("/ui/", http.StripPrefix("/ui", httpapi.UI()))
 	srv := &http.Server{
-		Handler:           handler,
+		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		IdleTimeout:       120 * time.Second,
