@@ -41,7 +41,7 @@ func startBrandSites(t *testing.T) (*brandSites, *dnstest.Server) {
 	t.Cleanup(srv.Close)
 	s.port = port(srv.URL)
 	for _, site := range []string{"light-saas", "dark-site", "both-schemes", "inline-svg-logo", "css-background-logo",
-		"self-hosted-fonts", "jsonld-localbusiness", "empty-page", "adult-rated", "shop", "title-tagline", "blog"} {
+		"self-hosted-fonts", "jsonld-localbusiness", "empty-page", "adult-rated", "shop", "title-tagline", "blog", "blocked-subresources"} {
 		dns.Add(t, site+".test. 60 IN A 127.0.0.1")
 	}
 	return s, dns
@@ -140,6 +140,10 @@ func TestBrandSites(t *testing.T) {
 	if len(r.Logos) != 1 || r.Logos[0].Theme != "light" || r.Logos[0].Format != "svg" ||
 		!cmp.Equal(r.SocialProfiles, []brand.Social{{Name: "instagram", URL: "https://www.instagram.com/fernwaytravel"}}) {
 		t.Errorf("inline-svg-logo: logos %+v, social %+v (a share link is not a profile)", r.Logos, r.SocialProfiles)
+	}
+	// Its links keep the browser's blue: that is their colour, not the brand's primary.
+	if r.Colors.Link != "#0000ee" || r.Colors.Primary != "" {
+		t.Errorf("inline-svg-logo: link %q, primary %q", r.Colors.Link, r.Colors.Primary)
 	}
 	r = get("css-background-logo", "")
 	if len(r.Logos) != 1 || r.Logos[0].URL != u("css-background-logo", "/img/brightside-logo.png") || r.Logos[0].Theme != "dark" ||
@@ -243,6 +247,21 @@ func TestBrandCache(t *testing.T) {
 	} {
 		_, err := c.Brand(ctx, tc.url, tc.opts)
 		wantCode(t, err, tc.code)
+	}
+}
+
+// TestBrandBlockedSubresources: what the page asks of refused addresses
+// is not loaded, does not fail the extraction and is counted.
+func TestBrandBlockedSubresources(t *testing.T) {
+	needChromium(t)
+	sites, dns := startBrandSites(t)
+	c := brandClient(t, dns, "")
+	res, err := c.Brand(context.Background(), sites.url("blocked-subresources"), sitediag.BrandOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.BlockedRequests != 3 || res.Record.Name != "Tidewell" || res.Record.Colors.Text != "#334155" {
+		t.Errorf("blocked %d (want 3: a stylesheet, a script, an image), name %q, text %q", res.BlockedRequests, res.Record.Name, res.Record.Colors.Text)
 	}
 }
 

@@ -347,8 +347,8 @@ func colors(s *Styles) Colors {
 	if s.ButtonPrimary != nil {
 		c.Primary = s.ButtonPrimary.Background
 	}
-	if c.Primary == "" {
-		c.Primary = s.Link
+	if c.Primary == "" && s.Link != s.BrowserLink {
+		c.Primary = s.Link // the site's own link colour, not the browser's
 	}
 	if b := s.ButtonSecondary; b != nil {
 		c.Secondary = first(b.Background, b.BorderColor, b.TextColor)

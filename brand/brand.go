@@ -66,7 +66,8 @@ type Colors struct {
 	// Palette are the colours that cover most of the page's first
 	// 3000 px, by share of painted area (usage, 0–1), largest first.
 	Palette []Swatch `json:"palette"`
-	// Primary is the primary button's colour, else the link colour;
+	// Primary is the primary button's colour, else the link colour when
+	// the site sets one (not the browser's default);
 	// Secondary the secondary button's; Background the page's; Text the
 	// body text's; Accent the most used colour that is none of those;
 	// Link the links'.
@@ -177,9 +178,12 @@ type Location struct {
 
 // Styles is what ExtractScript returns.
 type Styles struct {
-	PageBackground  string                        `json:"pageBackground"`
-	Text            string                        `json:"text"`
-	Link            string                        `json:"link"`
+	PageBackground string `json:"pageBackground"`
+	Text           string `json:"text"`
+	Link           string `json:"link"`
+	// BrowserLink is the browser's own link colour, for a link no
+	// author style reaches.
+	BrowserLink     string                        `json:"browserLink"`
 	H1              *probe                        `json:"h1"`
 	H2              *probe                        `json:"h2"`
 	BodyFont        struct{ Family, Size string } `json:"bodyFont"`

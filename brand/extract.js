@@ -112,8 +112,17 @@
   const plainLink = (a) => visible(a) && !a.querySelector('img, svg') && !/btn|button|cta/i.test(String(a.className))
   const link = ['p a[href]', 'main a[href]', 'article a[href]', 'nav a[href]', 'a[href]']
     .map((sel) => [...document.querySelectorAll(sel)].find(plainLink)).find(Boolean)
+  // The browser's own link colour: an anchor in a shadow root, where no
+  // author style reaches it.
+  const host = document.createElement('div')
+  const uaLink = host.attachShadow({ mode: 'closed' }).appendChild(document.createElement('a'))
+  uaLink.href = 'about:blank#sitediag'
+  document.documentElement.appendChild(host)
+  const browserLink = hex(getComputedStyle(uaLink).color)
+  host.remove()
   return {
     pageBackground: pageBg,
+    browserLink,
     text: hex(body.color),
     link: link ? hex(getComputedStyle(link).color) : '',
     headingColor: (style('h1') || {}).textColor || '',
