@@ -85,10 +85,10 @@ func TestTLSScanShape(t *testing.T) {
 		t.Errorf("got trusted %v hostnameMatches %v authorizationError %v", cert["trusted"], cert["hostnameMatches"], cert["authorizationError"])
 	}
 	vulns := d["vulnerabilities"].(map[string]any)
-	if got, want := keys(vulns), []string{"anonymousCipher", "crime", "drown", "freak", "logjam", "nullCipher", "poodle", "rc4", "sweet32"}; !slices.Equal(got, want) {
+	if got, want := keys(vulns), []string{"anonymousCipher", "beast", "crime", "drown", "freak", "logjam", "nullCipher", "poodle", "rc4", "sweet32"}; !slices.Equal(got, want) {
 		t.Errorf("vulnerabilities keys: got %v, want %v", got, want)
 	}
-	if got, want := keys(d["advisory"].(map[string]any)), []string{"ocspStapling", "secureRenegotiation"}; !slices.Equal(got, want) {
+	if got, want := keys(d["advisory"].(map[string]any)), []string{"ocspStapling", "postQuantum", "secureRenegotiation"}; !slices.Equal(got, want) {
 		t.Errorf("advisory keys: got %v, want %v", got, want)
 	}
 	if suites := d["cipherSuites"].(map[string]any)["tls13"].(map[string]any)["suites"].([]any); len(suites) != 3 {
