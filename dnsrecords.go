@@ -33,7 +33,7 @@ type DNSRecordsResult struct {
 // NXDOMAIN. Errors: CodeInvalidURL, CodeInvalidParameters (a bad type),
 // CodeDNSLookupFailed (no server answered).
 func (c *Client) DNSRecords(ctx context.Context, target string, opts DNSRecordsOptions) (*DNSRecordsResult, error) {
-	t, err := parseHost(target)
+	t, err := parseDomain(target)
 	if err != nil {
 		return nil, err
 	}

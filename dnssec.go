@@ -33,7 +33,7 @@ type DNSSECResult struct {
 // REFUSED or another error code, or none could be reached);
 // CodeDNSSECCheckFailed (ctx was cancelled, or no server is configured).
 func (c *Client) DNSSEC(ctx context.Context, target string, _ DNSSECOptions) (*DNSSECResult, error) {
-	t, err := parseHost(target)
+	t, err := parseDomain(target)
 	if err != nil {
 		return nil, err
 	}

@@ -323,6 +323,16 @@ func parseHost(raw string) (*target.Target, error) {
 	return t, nil
 }
 
+// parseDomain parses the url field of the DNS operations: what parseHost
+// accepts, with DNS name rules (underscore labels such as _dmarc).
+func parseDomain(raw string) (*target.Target, error) {
+	t, err := target.ParseDomain(raw)
+	if err != nil {
+		return nil, invalidURL(err)
+	}
+	return t, nil
+}
+
 func invalidURL(err error) *Error {
 	var te *target.Error
 	if errors.As(err, &te) {

@@ -24,6 +24,9 @@ var dnsRecords = []string{
 	`site.test. 60 IN TXT "a" "b"`,
 	"www.site.test. 60 IN CNAME site.test.",
 	"1.2.0.192.in-addr.arpa. 60 IN NS ns1.site.test.",
+	`_dmarc.site.test. 60 IN TXT "v=DMARC1; p=none"`,
+	`selector1._domainkey.site.test. 60 IN TXT "v=DKIM1; k=rsa"`,
+	"_sip._tcp.site.test. 60 IN SRV 10 5 5060 sip.site.test.",
 }
 
 func compact(t *testing.T, v any) string {
@@ -92,6 +95,24 @@ func TestDNSRecordTargets(t *testing.T) {
 			wantData: `{"A":[],"NS":["ns1.site.test"]}`,
 		},
 		{
+			name:     "DMARC: an underscore label",
+			body:     map[string]any{"url": "_dmarc.site.test", "types": []string{"TXT"}},
+			wantMeta: `{"rcode":"NOERROR","types":["TXT"],"url":"_dmarc.site.test"}`,
+			wantData: `{"TXT":["v=DMARC1; p=none"]}`,
+		},
+		{
+			name:     "DKIM selector",
+			body:     map[string]any{"url": "selector1._domainkey.site.test", "types": []string{"TXT"}},
+			wantMeta: `{"rcode":"NOERROR","types":["TXT"],"url":"selector1._domainkey.site.test"}`,
+			wantData: `{"TXT":["v=DKIM1; k=rsa"]}`,
+		},
+		{
+			name:     "SRV service name",
+			body:     map[string]any{"url": "_sip._tcp.site.test", "types": []string{"SRV"}},
+			wantMeta: `{"rcode":"NOERROR","types":["SRV"],"url":"_sip._tcp.site.test"}`,
+			wantData: `{"SRV":[{"name":"sip.site.test","port":5060,"priority":10,"weight":5}]}`,
+		},
+		{
 			name:     "NXDOMAIN is a result",
 			body:     map[string]any{"url": "https://nowhere.test", "types": []string{"A", "SOA"}},
 			wantMeta: `{"rcode":"NXDOMAIN","types":["A","SOA"],"url":"nowhere.test"}`,
@@ -125,6 +146,7 @@ func TestDNSRecordErrors(t *testing.T) {
 		{"other scheme", map[string]any{"url": "ftp://site.test"}, http.StatusBadRequest, sitediag.CodeInvalidURL},
 		{"userinfo", map[string]any{"url": "http://u:p@site.test"}, http.StatusBadRequest, sitediag.CodeInvalidURL},
 		{"numeric host", map[string]any{"url": "127.1"}, http.StatusBadRequest, sitediag.CodeInvalidURL},
+		{"not a DNS name character", map[string]any{"url": "si$te.test"}, http.StatusBadRequest, sitediag.CodeInvalidURL},
 		{"unknown type", map[string]any{"url": "site.test", "types": []string{"A", "PTR"}}, http.StatusBadRequest, sitediag.CodeInvalidParameters},
 		{"duplicate type", map[string]any{"url": "site.test", "types": []string{"a", "A"}}, http.StatusBadRequest, sitediag.CodeInvalidParameters},
 		{"types not an array", `{"url":"site.test","types":"A"}`, http.StatusBadRequest, sitediag.CodeInvalidParameters},

@@ -65,6 +65,12 @@ func TestDNSSECEnvelope(t *testing.T) {
 			t.Errorf("got  %s\nwant %s", got, want)
 		}
 	})
+	t.Run("underscore label", func(t *testing.T) {
+		meta, data := api.Post(t, "/dnssec", map[string]any{"url": "_dmarc.plain.test"}).WantSuccess(t)
+		if d, _ := data.(map[string]any); meta["url"] != "_dmarc.plain.test" || d["isEnabled"] != false {
+			t.Errorf("meta %v, data %v: want url _dmarc.plain.test, unsigned", meta, data)
+		}
+	})
 }
 
 func TestDNSSECErrors(t *testing.T) {

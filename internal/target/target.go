@@ -99,8 +99,23 @@ func defaultPort(scheme string) uint16 {
 	return 0
 }
 
+// nameRules says which host names a parser accepts.
+type nameRules int
+
+const (
+	// hostNames are the names browsers and HTTP clients reach: IDNA
+	// lookup rules, so ASCII labels hold letters, digits and hyphens.
+	hostNames nameRules = iota
+	// dnsNames are any DNS names (RFC 2181 §11) of letters, digits,
+	// hyphens and underscores, with IDNA for non-ASCII labels, so that
+	// _dmarc.example.com and _sip._tcp.example.com can be looked up.
+	dnsNames
+)
+
 // ParseURL parses an absolute http or https URL.
-func ParseURL(raw string) (*Target, error) {
+func ParseURL(raw string) (*Target, error) { return parseURL(raw, hostNames) }
+
+func parseURL(raw string, rules nameRules) (*Target, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
 		return nil, invalid("url is empty")
@@ -125,7 +140,7 @@ func ParseURL(raw string) (*Target, error) {
 	if u.User != nil {
 		return nil, invalid("url must not contain user information")
 	}
-	host, addr, err := normaliseHost(u.Hostname())
+	host, addr, err := normaliseHost(u.Hostname(), rules)
 	if err != nil {
 		return nil, err
 	}
@@ -155,10 +170,18 @@ func ParseURL(raw string) (*Target, error) {
 // ParseHost parses what the host-level tools accept: an http or https URL,
 // a bare host name, an IP literal (IPv6 with or without brackets), or a
 // host:port.
-func ParseHost(raw string) (*Target, error) {
+func ParseHost(raw string) (*Target, error) { return parseHost(raw, hostNames) }
+
+// ParseDomain parses what the DNS tools accept: what ParseHost accepts,
+// with a DNS name's rules instead of a host name's, so labels may start
+// with or hold underscores (_dmarc.example.com, selector1._domainkey.
+// example.com, _sip._tcp.example.com).
+func ParseDomain(raw string) (*Target, error) { return parseHost(raw, dnsNames) }
+
+func parseHost(raw string, rules nameRules) (*Target, error) {
 	raw = strings.TrimSpace(raw)
 	if strings.Contains(raw, "://") {
-		return ParseURL(raw)
+		return parseURL(raw, rules)
 	}
 	if raw == "" {
 		return nil, invalid("url is empty")
@@ -178,7 +201,7 @@ func ParseHost(raw string) (*Target, error) {
 		}
 		hostPart = h
 	}
-	host, addr, err := normaliseHost(hostPart)
+	host, addr, err := normaliseHost(hostPart, rules)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +219,7 @@ func parsePort(p string) (uint16, error) {
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 // normaliseHost returns the canonical host and, for IP literals, the address.
-func normaliseHost(h string) (string, netip.Addr, error) {
+func normaliseHost(h string, rules nameRules) (string, netip.Addr, error) {
 	if h == "" {
 		return "", netip.Addr{}, invalid("url has no host")
 	}
@@ -210,11 +233,10 @@ func normaliseHost(h string) (string, netip.Addr, error) {
 		return "", netip.Addr{}, invalid("host is not a valid IP literal")
 	}
 	h = strings.TrimSuffix(h, ".")
-	ascii, err := idna.Lookup.ToASCII(h)
+	ascii, err := toASCII(h, rules)
 	if err != nil {
-		return "", netip.Addr{}, invalid("host is not a valid domain name")
+		return "", netip.Addr{}, err
 	}
-	ascii = strings.ToLower(ascii)
 	if ascii == "" {
 		return "", netip.Addr{}, invalid("url has no host")
 	}
@@ -234,6 +256,49 @@ func normaliseHost(h string) (string, netip.Addr, error) {
 		return "", netip.Addr{}, invalid("host looks like an IP address but is not a strict IPv4 or IPv6 literal")
 	}
 	return ascii, netip.Addr{}, nil
+}
+
+// toASCII returns the lowercase ASCII form of a name under rules.
+func toASCII(name string, rules nameRules) (string, error) {
+	if rules == hostNames {
+		ascii, err := idna.Lookup.ToASCII(name)
+		if err != nil {
+			return "", invalid("host is not a valid domain name")
+		}
+		return strings.ToLower(ascii), nil
+	}
+	labels := strings.Split(name, ".")
+	for i, l := range labels {
+		if !isASCII(l) {
+			ascii, err := idna.Lookup.ToASCII(l)
+			if err != nil {
+				return "", invalid("host is not a valid domain name")
+			}
+			labels[i] = strings.ToLower(ascii)
+			continue
+		}
+		l = strings.ToLower(l)
+		if i := strings.IndexFunc(l, notDNSNameRune); i >= 0 {
+			return "", invalid("host has a character a DNS name cannot have: %q", l[i])
+		}
+		labels[i] = l
+	}
+	return strings.Join(labels, "."), nil
+}
+
+func isASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// notDNSNameRune reports whether r is outside the letters, digits,
+// hyphen and underscore of a lowercased DNS label.
+func notDNSNameRune(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_')
 }
 
 // looksNumeric reports whether a last label would make resolvers or

@@ -107,3 +107,36 @@ func TestParseHost(t *testing.T) {
 		}
 	}
 }
+
+func TestParseDomainAcceptsUnderscoreLabels(t *testing.T) {
+	tests := []struct{ raw, host string }{
+		{"_dmarc.example.com", "_dmarc.example.com"},
+		{"selector1._domainkey.Example.com.", "selector1._domainkey.example.com"},
+		{"_sip._tcp.example.com", "_sip._tcp.example.com"},
+		{"_mta-sts.example.com", "_mta-sts.example.com"},
+		{"_smtp._tls.example.com", "_smtp._tls.example.com"},
+		{"_acme-challenge.bücher.example", "_acme-challenge.xn--bcher-kva.example"},
+		{"https://_dmarc.example.com/", "_dmarc.example.com"},
+		{"example.com", "example.com"},
+		{"8.8.8.8", "8.8.8.8"},
+	}
+	for _, tt := range tests {
+		got, err := ParseDomain(tt.raw)
+		if err != nil {
+			t.Errorf("ParseDomain(%q): %v", tt.raw, err)
+			continue
+		}
+		if got.Host != tt.host {
+			t.Errorf("ParseDomain(%q).Host = %q, want %q", tt.raw, got.Host, tt.host)
+		}
+	}
+	for _, raw := range []string{"", "a..b", "ex*ample.com", "exa$mple.com", "2130706433", "example.com/path", strings.Repeat("a", 64) + ".com"} {
+		if _, err := ParseDomain(raw); !errors.Is(err, ErrInvalid) {
+			t.Errorf("ParseDomain(%q) error = %v, want ErrInvalid", raw, err)
+		}
+	}
+	// The HTTP tools keep the stricter host rules.
+	if _, err := ParseHost("_dmarc.example.com"); err == nil {
+		t.Error("ParseHost(_dmarc.example.com) succeeded; host names keep IDNA rules")
+	}
+}
