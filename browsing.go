@@ -9,6 +9,7 @@ import (
 
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/neterr"
 	"github.com/sitediag/sitediag/internal/target"
 )
 
@@ -161,17 +162,21 @@ func checkRange[T int | float64](field string, v, lo, hi T) error {
 // filtering proxy still checks every request the page makes, this one
 // included, at connect time.
 func (c *Client) checkPage(ctx context.Context, t *target.Target) error {
-	_, err := c.guard.Resolve(ctx, t.Host)
-	var resolveErr *guard.ResolveError
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, guard.ErrNotAllowed):
-		return notAllowed(err)
-	case errors.As(err, &resolveErr):
-		return NewError(CodeUnableToConnect, err, "%s: name not resolved", t.URL)
+	if _, err := c.guard.Resolve(ctx, t.Host); err != nil {
+		return resolveFailed(err, t.URL.String())
 	}
-	return NewError(CodeUnableToConnect, err, "%s: the name could not be resolved", t.URL)
+	return nil
+}
+
+// resolveFailed maps a failed guard.Resolve of the target named name:
+// TARGET_NOT_ALLOWED when only refused addresses came back, else the
+// target's outcome, UNABLE_TO_CONNECT, saying why ("name not resolved",
+// "DNS servers did not answer in time", …).
+func resolveFailed(err error, name string) *Error {
+	if errors.Is(err, guard.ErrNotAllowed) {
+		return notAllowed(err)
+	}
+	return NewError(CodeUnableToConnect, err, "%s: %s", name, neterr.Why(err))
 }
 
 // mapBrowserError maps what the browser returns to the documented codes;

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sitediag/sitediag/browser"
+	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/net/httpprobe"
 )
@@ -38,6 +39,8 @@ func TestMapHTTPError(t *testing.T) {
 		{"deadline", fmt.Errorf("get: %w", context.DeadlineExceeded), outcome{CodeUnableToConnect, 422, "the target did not answer in time"}},
 		{"refused", refused, outcome{CodeUnableToConnect, 422, "https://a.test/: connection refused"}},
 		{"not resolved", &httpprobe.FetchError{URL: "https://a.test/", Err: &guard.ResolveError{Host: "a.test", Err: errors.New("nx")}}, outcome{CodeUnableToConnect, 422, "https://a.test/: name not resolved"}},
+		{"DNS servers silent until the deadline", &httpprobe.FetchError{URL: "https://a.test/", Err: &guard.ResolveError{Host: "a.test", Err: fmt.Errorf("%w: %w", dns.ErrNoAnswer, context.DeadlineExceeded)}},
+			outcome{CodeUnableToConnect, 422, "https://a.test/: DNS servers did not answer in time"}},
 		{"own error passes", InvalidParameter("url", "bad"), outcome{CodeInvalidParameters, 400, "url: bad"}},
 		{"anything else", errors.New("boom"), outcome{CodeTTFBFailed, 500, "the operation could not be completed"}},
 	} {

@@ -2,7 +2,6 @@ package sitediag
 
 import (
 	"context"
-	"errors"
 	"net/netip"
 
 	"github.com/sitediag/sitediag/internal/guard"
@@ -32,17 +31,11 @@ func parseHostTarget(raw, proxyCountry string) (*target.Target, error) {
 
 // pin resolves t once with the guard and checks the address it will
 // use. A refused target is TARGET_NOT_ALLOWED; a name that does not
-// resolve is the operation's failure code, failed.
-func (c *Client) pin(ctx context.Context, t *target.Target, failed Code) (*pinnedTarget, error) {
+// resolve is the target's outcome, UNABLE_TO_CONNECT (DESIGN §2).
+func (c *Client) pin(ctx context.Context, t *target.Target) (*pinnedTarget, error) {
 	addrs, err := c.guard.Resolve(ctx, t.Host)
-	var resolveErr *guard.ResolveError
-	switch {
-	case errors.Is(err, guard.ErrNotAllowed):
-		return nil, notAllowed(err)
-	case errors.As(err, &resolveErr):
-		return nil, NewError(failed, err, "%s did not resolve", t.Host)
-	case err != nil:
-		return nil, NewError(failed, err, "%s could not be resolved", t.Host)
+	if err != nil {
+		return nil, resolveFailed(err, t.Host)
 	}
 	addr := addrs[0]
 	if !c.guard.Allowed(addr) {

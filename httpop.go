@@ -100,6 +100,7 @@ func mapHTTPError(err error, failed Code) *Error {
 	var own *Error
 	var fetchErr *httpprobe.FetchError
 	var proxyErr *guard.ProxyError
+	var resolveErr *guard.ResolveError
 	switch {
 	case errors.As(err, &own):
 		return own
@@ -109,6 +110,9 @@ func mapHTTPError(err error, failed Code) *Error {
 		return NewError(failed, err, "the proxy for this country could not be used")
 	case errors.Is(err, httpprobe.ErrTooManyRedirects):
 		return NewError(CodeTooManyRedirects, err, "more than %d redirects, or a redirect loop", httpprobe.MaxRedirects)
+	case errors.As(err, &fetchErr) && errors.As(err, &resolveErr):
+		// Before the deadline: DNS servers that never answer run it out.
+		return NewError(CodeUnableToConnect, err, "%s: %s", fetchErr.URL, neterr.Why(fetchErr.Err))
 	case errors.Is(err, context.DeadlineExceeded):
 		return NewError(CodeUnableToConnect, err, "the target did not answer in time")
 	case errors.As(err, &fetchErr):

@@ -54,8 +54,8 @@ type MTRResult struct {
 // none), origin AS numbers from Config.ASN or Config.ASNOriginZone
 // ("AS???" when unknown). It needs raw ICMP sockets (root or
 // CAP_NET_RAW). Errors: CodeInvalidURL, CodeInvalidParameters,
-// CodeTargetNotAllowed, CodeMTRFailed (the name did not resolve, no raw
-// socket permission, nothing could be sent).
+// CodeTargetNotAllowed, CodeUnableToConnect (the name did not resolve),
+// CodeMTRFailed (no raw socket permission, nothing could be sent).
 func (c *Client) MTR(ctx context.Context, rawTarget string, opts MTROptions) (*MTRResult, error) {
 	t, err := parseHostTarget(rawTarget, opts.ProxyCountry)
 	if err != nil {
@@ -70,7 +70,7 @@ func (c *Client) MTR(ctx context.Context, rawTarget string, opts MTROptions) (*M
 	count, maxHops := cmp.Or(opts.Count, mtr.DefaultCount), cmp.Or(opts.MaxHops, mtr.DefaultMaxHops)
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	pinned, err := c.pin(ctx, t, CodeMTRFailed)
+	pinned, err := c.pin(ctx, t)
 	if err != nil {
 		return nil, err
 	}

@@ -64,8 +64,9 @@ type OpenPortResult struct {
 // literal) with connect scans to one address, resolved once. Closed and
 // filtered ports are not errors; they are simply not listed. Errors:
 // CodeInvalidURL, CodeInvalidParameters (a bad option, with the field and
-// the offending token), CodeTargetNotAllowed, CodePortScanFailed (the
-// name did not resolve, or the scan could not run or finish).
+// the offending token), CodeTargetNotAllowed, CodeUnableToConnect (the
+// name did not resolve), CodePortScanFailed (the scan could not run or
+// finish).
 func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOptions) (*OpenPortResult, error) {
 	t, err := parseHostTarget(rawTarget, opts.ProxyCountry)
 	if err != nil {
@@ -77,7 +78,7 @@ func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOp
 	}
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	pinned, err := c.pin(ctx, t, CodePortScanFailed)
+	pinned, err := c.pin(ctx, t)
 	if err != nil {
 		return nil, err
 	}

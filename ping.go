@@ -38,8 +38,8 @@ type PingResult struct {
 // resolved once: ICMP when the process may open ICMP sockets, else TCP
 // connects to port 443, then 80 (Method says which). Loss, even 100 %, is
 // a result. Errors: CodeInvalidURL, CodeInvalidParameters,
-// CodeTargetNotAllowed, CodePingFailed (the name did not resolve, or no
-// request could be sent).
+// CodeTargetNotAllowed, CodeUnableToConnect (the name did not resolve),
+// CodePingFailed (no request could be sent).
 func (c *Client) Ping(ctx context.Context, rawTarget string, opts PingOptions) (*PingResult, error) {
 	t, err := parseHostTarget(rawTarget, opts.ProxyCountry)
 	if err != nil {
@@ -54,7 +54,7 @@ func (c *Client) Ping(ctx context.Context, rawTarget string, opts PingOptions) (
 	}
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	pinned, err := c.pin(ctx, t, CodePingFailed)
+	pinned, err := c.pin(ctx, t)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/neterr"
 	"github.com/sitediag/sitediag/internal/target"
 	"github.com/sitediag/sitediag/tls"
 )
@@ -91,7 +92,7 @@ func mapTLSError(err error) *Error {
 	case errors.Is(err, context.DeadlineExceeded):
 		return NewError(CodeTLSScanFailed, err, "the scan did not finish in time")
 	case errors.As(err, &resolveErr):
-		return NewError(CodeTLSHandshakeFailed, err, "the host name could not be resolved")
+		return NewError(CodeTLSHandshakeFailed, err, "the host name could not be resolved: %s", neterr.Why(err))
 	}
 	return NewError(CodeTLSScanFailed, err, "unable to complete the TLS scan")
 }

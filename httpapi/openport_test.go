@@ -130,7 +130,7 @@ func TestOpenPortErrors(t *testing.T) {
 		{"proxy", map[string]any{"url": "127.0.0.1", "proxyCountry": "us"}, 400, sitediag.CodeInvalidParameters, "proxy"},
 		{"wrong type", map[string]any{"url": "127.0.0.1", "portRanges": 80}, 400, sitediag.CodeInvalidParameters, "portRanges"},
 		{"unknown field", map[string]any{"url": "127.0.0.1", "ports": "80"}, 400, sitediag.CodeInvalidParameters, "ports"},
-		{"unresolvable", map[string]any{"url": "missing.test", "portRanges": "80"}, 500, sitediag.CodePortScanFailed, "did not resolve"},
+		{"unresolvable", map[string]any{"url": "missing.test", "portRanges": "80"}, 422, sitediag.CodeUnableToConnect, "name not resolved"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

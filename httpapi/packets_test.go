@@ -186,7 +186,7 @@ func TestPingAndMTRErrors(t *testing.T) {
 		{"/ping", map[string]any{"url": "127.0.0.1", "count": "4"}, 400, sitediag.CodeInvalidParameters, "count"},
 		{"/ping", map[string]any{"url": "127.0.0.1", "proxyCountry": "de"}, 400, sitediag.CodeInvalidParameters, "HTTP proxy"},
 		{"/ping", map[string]any{"url": "10.1.2.3"}, 403, sitediag.CodeTargetNotAllowed, ""},
-		{"/ping", map[string]any{"url": "missing.test"}, 500, sitediag.CodePingFailed, "did not resolve"},
+		{"/ping", map[string]any{"url": "missing.test"}, 422, sitediag.CodeUnableToConnect, "name not resolved"},
 		{"/mtr", map[string]any{"url": "ftp://x.test"}, 400, sitediag.CodeInvalidURL, ""},
 		{"/mtr", map[string]any{"url": "127.0.0.1", "count": 21}, 400, sitediag.CodeInvalidParameters, "count"},
 		{"/mtr", map[string]any{"url": "127.0.0.1", "maxHops": 65}, 400, sitediag.CodeInvalidParameters, "maxHops"},
@@ -194,7 +194,7 @@ func TestPingAndMTRErrors(t *testing.T) {
 		{"/mtr", map[string]any{"url": "127.0.0.1", "proxyCountry": "us"}, 400, sitediag.CodeInvalidParameters, "HTTP proxy"},
 		{"/mtr", map[string]any{"url": "127.0.0.1", "followRedirect": true}, 400, sitediag.CodeInvalidParameters, "followRedirect"},
 		{"/mtr", map[string]any{"url": "169.254.169.254"}, 403, sitediag.CodeTargetNotAllowed, ""},
-		{"/mtr", map[string]any{"url": "missing.test"}, 500, sitediag.CodeMTRFailed, "did not resolve"},
+		{"/mtr", map[string]any{"url": "missing.test"}, 422, sitediag.CodeUnableToConnect, "name not resolved"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path+" "+string(tt.code)+" "+tt.details, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"net"
 	"syscall"
 
+	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/guard"
 )
 
@@ -29,7 +30,7 @@ func Why(err error) string {
 	case errors.As(err, &tunnelErr):
 		return "proxy could not connect"
 	case errors.As(err, &resolveErr):
-		return "name not resolved"
+		return whyUnresolved(resolveErr)
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "connection refused"
 	case errors.Is(err, syscall.ECONNRESET):
@@ -47,4 +48,19 @@ func Why(err error) string {
 		return "response too large"
 	}
 	return "connection failed"
+}
+
+// whyUnresolved tells a name that does not resolve from DNS servers
+// that did not answer for it.
+func whyUnresolved(err *guard.ResolveError) string {
+	var rcodeErr *dns.RcodeError
+	switch {
+	case errors.Is(err, dns.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		return "DNS servers did not answer in time"
+	case errors.Is(err, dns.ErrNoAnswer):
+		return "DNS servers did not answer"
+	case errors.As(err, &rcodeErr):
+		return "DNS server answered " + rcodeErr.Rcode
+	}
+	return "name not resolved"
 }

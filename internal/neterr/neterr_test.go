@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/neterr"
 )
@@ -22,6 +23,10 @@ func TestWhy(t *testing.T) {
 		want string
 	}{
 		{&guard.ResolveError{Host: "nx.test", Err: errors.New("NXDOMAIN")}, "name not resolved"},
+		{&guard.ResolveError{Host: "nx.test", Err: &dns.NotFoundError{Name: "nx.test"}}, "name not resolved"},
+		{&guard.ResolveError{Host: "slow.test", Err: fmt.Errorf("%w: %w", dns.ErrNoAnswer, dns.ErrTimeout)}, "DNS servers did not answer in time"},
+		{&guard.ResolveError{Host: "bad.test", Err: fmt.Errorf("%w: %w", dns.ErrNoAnswer, dns.ErrMalformed)}, "DNS servers did not answer"},
+		{&guard.ResolveError{Host: "broken.test", Err: &dns.RcodeError{Name: "broken.test", Type: "A", Rcode: "SERVFAIL"}}, "DNS server answered SERVFAIL"},
 		{dialErr(syscall.ECONNREFUSED), "connection refused"},
 		{dialErr(syscall.ENETUNREACH), "host unreachable"},
 		{dialErr(syscall.EACCES), "not permitted"},
