@@ -15,7 +15,8 @@ import (
 )
 
 // decode reads r's body into v strictly: JSON only, at most 64 KiB, no
-// unknown fields, every type right. An empty body is an empty object.
+// unknown fields, no member twice, every type right. An empty body is an
+// empty object.
 func decode(w http.ResponseWriter, r *http.Request, v any) error {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
@@ -42,6 +43,9 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 	}
 	if dec.More() {
 		return sitediag.InvalidParameter("body", "must hold one JSON object")
+	}
+	if member := duplicateMember(body); member != "" {
+		return sitediag.InvalidParameter(member, "appears more than once")
 	}
 	return nil
 }

@@ -32,3 +32,30 @@ func TestDecodeTypeErrors(t *testing.T) {
 		}
 	}
 }
+
+// A member named twice, at any depth and in any case, is refused and
+// named: a gateway may read the first where encoding/json reads the last.
+func TestDecodeRefusesDuplicateMembers(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		v    any
+		want string // "" when the body is accepted
+	}{
+		{`{"url":"https://a.example/","url":"https://b.example/"}`, new(pingRequest), "url: appears more than once"},
+		{`{"url":"https://a.example/","URL":"https://b.example/"}`, new(pingRequest), "URL: appears more than once"},
+		{`{"margin":{"top":1,"top":2}}`, new(url2PDFRequest), "margin.top: appears more than once"},
+		{`{"types":["A","MX"],"url":"a.example","types":["TXT"]}`, new(dnsRecordRequest), "types: appears more than once"},
+		{`{"margin":{"top":1},"url":"https://a.example/"}`, new(url2PDFRequest), ""},
+		{`{"types":["A","A2"],"url":"a.example"}`, new(dnsRecordRequest), ""},
+	} {
+		r := httptest.NewRequest("POST", "/", strings.NewReader(tc.body))
+		r.Header.Set("Content-Type", "application/json")
+		err := decode(httptest.NewRecorder(), r, tc.v)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v, want it accepted", tc.body, err)
+		case tc.want != "" && (err == nil || !strings.HasSuffix(err.Error(), tc.want)):
+			t.Errorf("%s: got %v, want details %q", tc.body, err, tc.want)
+		}
+	}
+}

@@ -367,6 +367,7 @@ func TestRequestErrors(t *testing.T) {
 			`{"url": `:                     "body",
 			`[1,2]`:                        "body",
 			`{"url": "http://a.test/"} {}`: "body",
+			`{"url":"https://a.example/","url":"https://b.example/"}`: "url",
 		} {
 			resp := api.Do(t, "POST", "/up", body, jsonHeaders)
 			resp.WantError(t, 400, sitediag.CodeInvalidParameters)
