@@ -2,13 +2,16 @@
 # Both run `make setup` first, which installs what is missing.
 
 GO ?= go
-ADDR ?= 127.0.0.1:8080
+# ADDR, when given (make run ADDR=127.0.0.1:9090), is passed as -addr;
+# unset, the server's own default applies: SITEDIAG_ADDR, else
+# 127.0.0.1:8080.
+ADDR ?=
 
 .PHONY: run test setup vet fmt bench
 
 run: setup
 	$(GO) build -o bin/sitediag-server ./examples/server
-	exec ./bin/sitediag-server -addr $(ADDR)
+	exec ./bin/sitediag-server $(if $(ADDR),-addr $(ADDR))
 
 test: setup vet
 	$(GO) test -count=1 -timeout 15m ./...

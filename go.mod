@@ -1,6 +1,6 @@
 module github.com/sitediag/sitediag
 
-go 1.26.8
+go 1.26.0
 
 require (
 	codeberg.org/readeck/go-readability/v2 v2.1.3

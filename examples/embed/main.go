@@ -3,13 +3,18 @@
 //
 //	SITEDIAG_API_KEYS=secret go run ./examples/embed
 //	curl -H 'x-api-key: secret' http://127.0.0.1:8081/diag/health
+//
+// SITEDIAG_API_KEYS is a comma list, as for the server; SITEDIAG_ADDR
+// the listen address (127.0.0.1:8081).
 package main
 
 import (
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/sitediag/sitediag"
@@ -17,16 +22,25 @@ import (
 )
 
 func main() {
-	key := os.Getenv("SITEDIAG_API_KEYS")
-	if key == "" {
-		log.Fatal("set SITEDIAG_API_KEYS to the key callers will send")
+	var keys []string
+	for k := range strings.SplitSeq(os.Getenv("SITEDIAG_API_KEYS"), ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			keys = append(keys, k)
+		}
 	}
-	log.Fatal(run(key))
+	if len(keys) == 0 {
+		log.Fatal("set SITEDIAG_API_KEYS to the keys callers will send (a comma list)")
+	}
+	addr := os.Getenv("SITEDIAG_ADDR")
+	if addr == "" {
+		addr = "127.0.0.1:8081"
+	}
+	log.Fatal(run(addr, keys))
 }
 
 // run serves until the listener fails; it returns so that the deferred
 // Close calls (the browser included) run before the process exits.
-func run(key string) error {
+func run(addr string, keys []string) error {
 	client, err := sitediag.New(sitediag.Config{})
 	if err != nil {
 		return err
@@ -37,18 +51,24 @@ func run(key string) error {
 		return err
 	}
 	defer store.Close()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
 
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /", func(w http.ResponseWriter, _ *http.Request) {
+	// The application's own home page. "GET /{$}" matches "/" alone; a
+	// bare "GET /" would claim every GET and conflict with "/diag/".
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
 		w.Write([]byte("the application's own page\n"))
 	})
 	mux.Handle("/diag/", http.StripPrefix("/diag", httpapi.New(client, httpapi.Options{
-		APIKeys:   []string{key},
-		PublicURL: "http://127.0.0.1:8081/diag", // artifact links include the prefix
+		APIKeys:   keys,
+		PublicURL: "http://" + ln.Addr().String() + "/diag", // artifact links include the prefix
 		Artifacts: store,
 	})))
 
-	srv := &http.Server{Addr: "127.0.0.1:8081", Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	log.Printf("listening on %s; the API is under /diag/", srv.Addr)
-	return srv.ListenAndServe()
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	log.Printf("listening on %s; the API is under /diag/", ln.Addr())
+	return srv.Serve(ln)
 }

@@ -49,7 +49,11 @@ type settings struct {
 
 func main() {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := run(os.Args[1:], log); err != nil {
+	err := run(os.Args[1:], log)
+	if errors.Is(err, flag.ErrHelp) {
+		return // -h: the flags are printed
+	}
+	if err != nil {
 		log.Error("server stopped", "err", err)
 		os.Exit(1)
 	}
@@ -86,7 +90,24 @@ func parseSettings(args []string) (*settings, error) {
 		return nil, fmt.Errorf("rate limit %q is not a number >= 0", rate)
 	}
 	s.rateLimit = r
+	if err := checkPublicURL(s.publicURL); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// checkPublicURL refuses a public URL that artifact links cannot be
+// built on: it must be an absolute http or https URL with a host, and
+// no query or fragment.
+func checkPublicURL(raw string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("SITEDIAG_PUBLIC_URL: %q is not an absolute http or https URL without query or fragment", raw)
+	}
+	return nil
 }
 
 func (s *settings) clientConfig() (sitediag.Config, error) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -12,53 +11,18 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sitediag/sitediag/internal/exampletest"
 )
 
 // TestServerRun builds and runs the server as the README says, reads the
 // generated key and the listen address from its output, asks /health
 // with the key, then stops it with SIGTERM and expects a clean exit.
 func TestServerRun(t *testing.T) {
-	bin := t.TempDir() + "/server"
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-data-dir", t.TempDir())
-	cmd.Env = append(os.Environ(), "SITEDIAG_API_KEYS=")
-	stdout, _ := cmd.StdoutPipe()
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-
-	keyc := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if k := strings.TrimSpace(sc.Text()); strings.HasPrefix(k, "sd_") {
-				keyc <- k
-			}
-		}
-	}()
-	addrc := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		re := regexp.MustCompile(`msg=listening addr=(\S+)`)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				addrc <- m[1]
-			}
-		}
-	}()
-	var key, addr string
-	for key == "" || addr == "" {
-		select {
-		case key = <-keyc:
-		case addr = <-addrc:
-		case <-time.After(30 * time.Second):
-			t.Fatalf("server printed no key/address (key %q, addr %q)", key, addr)
-		}
-	}
+	bin := exampletest.Build(t)
+	p := exampletest.Start(t, bin, []string{"SITEDIAG_API_KEYS="}, "-addr", "127.0.0.1:0", "-data-dir", t.TempDir())
+	key := p.WaitFor(t, regexp.MustCompile(`^\s*(sd_\S+)\s*$`), 30*time.Second)[1]
+	addr := p.WaitFor(t, regexp.MustCompile(`msg=listening addr=(\S+)`), 30*time.Second)[1]
 
 	req, _ := http.NewRequest("GET", "http://"+addr+"/health", nil)
 	req.Header.Set("x-api-key", key)
@@ -74,16 +38,47 @@ func TestServerRun(t *testing.T) {
 		t.Fatalf("/health: %d %s", resp.StatusCode, body)
 	}
 
-	cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
+	p.Cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.Exit(t, 30*time.Second); code != 0 {
+		t.Fatalf("server exited with %d after SIGTERM", code)
+	}
+}
+
+// TestServerHelp: -h prints the flags and exits 0, not an error.
+func TestServerHelp(t *testing.T) {
+	p := exampletest.Start(t, exampletest.Build(t), nil, "-h")
+	p.WaitFor(t, regexp.MustCompile(`-addr string`), 30*time.Second)
+	if code := p.Exit(t, 30*time.Second); code != 0 {
+		t.Fatalf("-h exited with %d, want 0", code)
+	}
+}
+
+// TestMakeRunHonoursTheEnvironment: make run passes -addr only when ADDR
+// is given, so SITEDIAG_ADDR reaches the server otherwise.
+func TestMakeRunHonoursTheEnvironment(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	run := func(env ...string) string {
+		cmd := exec.Command("make", "-n", "-C", "../..", "run")
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
 		if err != nil {
-			t.Fatalf("server exited with %v after SIGTERM", err)
+			t.Fatalf("make -n run: %v\n%s", err, out)
 		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("server did not stop after SIGTERM")
+		for line := range strings.SplitSeq(string(out), "\n") {
+			if strings.Contains(line, "bin/sitediag-server") && strings.HasPrefix(line, "exec ") {
+				return strings.TrimSpace(line)
+			}
+		}
+		t.Fatalf("make -n run printed no exec line:\n%s", out)
+		return ""
+	}
+	if got := run("SITEDIAG_ADDR=127.0.0.1:9999"); strings.Contains(got, "-addr") {
+		t.Errorf("with SITEDIAG_ADDR set: %q overrides it", got)
+	}
+	if got := run("ADDR=127.0.0.1:7777"); !strings.HasSuffix(got, "-addr 127.0.0.1:7777") {
+		t.Errorf("with ADDR set: %q, want -addr 127.0.0.1:7777", got)
 	}
 }
 
@@ -116,6 +111,9 @@ func TestSettings(t *testing.T) {
 		{"SITEDIAG_PROXIES", "us"},
 		{"SITEDIAG_PROXIES", "=http://proxy.example:3128"},
 		{"SITEDIAG_RATE_LIMIT", "-1"},
+		{"SITEDIAG_PUBLIC_URL", "ftp:/x"},
+		{"SITEDIAG_PUBLIC_URL", "diag.example"},
+		{"SITEDIAG_PUBLIC_URL", "https://diag.example/api?x=1"},
 	} {
 		env, bad := tc.env, tc.bad
 		t.Run(env, func(t *testing.T) {
