@@ -39,7 +39,7 @@ type PageOptions struct {
 // echoes in meta.
 type PageSettings struct {
 	Device       string `json:"device"`
-	ProxyCountry string `json:"proxyCountry,omitempty"`
+	ProxyCountry string `json:"proxyCountry"`
 	BlockAds     bool   `json:"blockAds"`
 	HideCookie   bool   `json:"hideCookie"`
 	SkipCaptcha  bool   `json:"skipCaptcha"`

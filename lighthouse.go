@@ -33,7 +33,7 @@ type LighthouseOptions struct {
 // LighthouseSettings are LighthouseOptions resolved.
 type LighthouseSettings struct {
 	Device         string   `json:"device"`
-	ProxyCountry   string   `json:"proxyCountry,omitempty"`
+	ProxyCountry   string   `json:"proxyCountry"`
 	FollowRedirect bool     `json:"followRedirect"`
 	Parameters     []string `json:"parameters"`
 }

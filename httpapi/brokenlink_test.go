@@ -74,7 +74,7 @@ func TestBrokenLink(t *testing.T) {
 	if resp.Envelope["message"] != "Found 6 broken links out of 10." {
 		t.Errorf("message: got %v", resp.Envelope["message"])
 	}
-	wantMeta := map[string]any{"url": hostOf(siteURL(srv, "/")), "followRedirect": true, "redirectedURL": link("/page"),
+	wantMeta := map[string]any{"url": hostOf(siteURL(srv, "/")), "proxyCountry": "", "followRedirect": true, "redirectedURL": link("/page"),
 		"linksFound": 10.0, "test": meta["test"]}
 	if !reflect.DeepEqual(meta, wantMeta) {
 		t.Errorf("meta: got %v, want %v", meta, wantMeta)

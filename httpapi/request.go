@@ -14,7 +14,7 @@ type requestBody struct {
 // proxy country, whether redirects were followed and the URL they led to.
 type followMeta struct {
 	URL            string     `json:"url"`
-	ProxyCountry   string     `json:"proxyCountry,omitempty"`
+	ProxyCountry   string     `json:"proxyCountry"`
 	FollowRedirect bool       `json:"followRedirect"`
 	RedirectedURL  string     `json:"redirectedURL"`
 	Test           testRecord `json:"test"`

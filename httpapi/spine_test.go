@@ -71,7 +71,7 @@ func TestUp(t *testing.T) {
 			t.Errorf("message = %v", resp.Envelope["message"])
 		}
 		delete(meta, "test")
-		want := map[string]any{"url": "site.test:" + port, "followRedirect": true, "redirectedURL": base + "/final"}
+		want := map[string]any{"url": "site.test:" + port, "proxyCountry": "", "followRedirect": true, "redirectedURL": base + "/final"}
 		if diff := cmp.Diff(want, meta); diff != "" {
 			t.Errorf("meta (-want +got):\n%s", diff)
 		}
@@ -128,7 +128,7 @@ func TestRedirectCheck(t *testing.T) {
 	resp := api.Post(t, "/redirectcheck", map[string]any{"url": base})
 	meta, data := resp.WantSuccess(t)
 	delete(meta, "test")
-	if diff := cmp.Diff(map[string]any{"url": "site.test:" + p}, meta); diff != "" {
+	if diff := cmp.Diff(map[string]any{"url": "site.test:" + p, "proxyCountry": ""}, meta); diff != "" {
 		t.Errorf("meta (-want +got):\n%s", diff)
 	}
 	h := func(kv ...string) []any {

@@ -23,7 +23,7 @@ type redirectCheckRequest struct {
 
 type redirectCheckMeta struct {
 	URL          string     `json:"url"`
-	ProxyCountry string     `json:"proxyCountry,omitempty"`
+	ProxyCountry string     `json:"proxyCountry"`
 	Test         testRecord `json:"test"`
 }
 
