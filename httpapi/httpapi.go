@@ -7,9 +7,10 @@
 //
 //	mux.Handle("/diag/", http.StripPrefix("/diag", httpapi.New(client, opts)))
 //
-// Checks run in this order: route (404, 405), key (401), the key's rate
-// limit (429), Content-Type (415), size (413), JSON and parameters (400),
-// then the operation, whose own errors (503 for an unavailable or busy
+// Checks run in this order: a CORS preflight from an allowed origin
+// (Options.CORSOrigins) is answered first; then route (404, 405), key
+// (401), the key's rate limit (429), Content-Type (415), size (413), JSON
+// and parameters (400), then the operation, whose own errors (503 for an unavailable or busy
 // browser among them) come from the sitediag client.
 package httpapi
 
@@ -55,6 +56,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Now returns the current time; if nil, time.Now. Tests inject it.
 	Now func() time.Time
+	// CORSOrigins are the browser origins (https://app.example) allowed
+	// to call the API across origins, "*" for any. If empty, no CORS
+	// headers are sent, so browsers keep other origins out.
+	CORSOrigins []string
 }
 
 // Handler serves the API. Build it with New.
@@ -63,6 +68,7 @@ type Handler struct {
 	opts    Options
 	keys    *keyring
 	router  *httprouter.Router
+	cors    cors
 	log     *slog.Logger
 	now     func() time.Time
 	baseURL string
@@ -77,6 +83,7 @@ func New(client *sitediag.Client, opts Options) *Handler {
 		log:     opts.Logger,
 		now:     opts.Now,
 		baseURL: strings.TrimSuffix(opts.PublicURL, "/"),
+		cors:    cors{origins: normaliseOrigins(opts.CORSOrigins)},
 	}
 	if h.log == nil {
 		h.log = slog.Default()
@@ -105,10 +112,15 @@ func (h *Handler) routes() *httprouter.Router {
 		h.writeError(w, req, sitediag.NewError(sitediag.CodeInternal, nil, "internal error"))
 	}
 
-	r.GET("/livez", h.livez)
-	r.GET("/artifacts/:name", h.artifact)
-	r.GET("/health", h.keyed(h.health))
-	r.GET("/health/service", h.keyed(h.serviceHealth))
+	// Every GET answers HEAD too: load balancers and download tools use it.
+	get := func(path string, handle httprouter.Handle) {
+		r.GET(path, handle)
+		r.HEAD(path, handle)
+	}
+	get("/livez", h.livez)
+	get("/artifacts/:name", h.artifact)
+	get("/health", h.keyed(h.health))
+	get("/health/service", h.keyed(h.serviceHealth))
 	for path, op := range h.operations() {
 		r.POST(path, h.keyed(op))
 	}
@@ -123,7 +135,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := context.WithValue(r.Context(), requestKey{}, &requestInfo{id: id, start: h.now(), base: h.publicBase(r)})
 	w.Header().Set("X-Request-Id", id)
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-	h.router.ServeHTTP(rec, r.WithContext(ctx))
+	if !h.cors.handle(rec, r) {
+		h.router.ServeHTTP(rec, r.WithContext(ctx))
+	}
 	h.log.Info("request", "id", id, "method", r.Method, "path", r.URL.Path,
 		"status", rec.status, "duration", time.Since(began))
 }

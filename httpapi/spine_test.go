@@ -454,6 +454,10 @@ func TestArtifacts(t *testing.T) {
 	if resp.Status != 200 || string(resp.Body) != "hello" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
 		t.Errorf("GET artifact: %d %q %q", resp.Status, resp.Body, resp.Header.Get("Content-Type"))
 	}
+	head := api.Do(t, "HEAD", "/artifacts/"+name, nil, nil)
+	if head.Status != 200 || len(head.Body) != 0 || head.Header.Get("Content-Length") != "5" {
+		t.Errorf("HEAD artifact: %d, body %q, Content-Length %q; want 200, no body, 5", head.Status, head.Body, head.Header.Get("Content-Length"))
+	}
 	for _, bad := range []string{"00000000000000000000000000000000.txt", "..%2f..%2fetc%2fpasswd", "x.txt"} {
 		api.Do(t, "GET", "/artifacts/"+bad, nil, nil).WantError(t, 404, sitediag.CodeNotFound)
 	}

@@ -14,6 +14,7 @@
 //	SITEDIAG_BROWSER_URL     -browser-url     remote browser (CDP URL)
 //	SITEDIAG_PROXIES         -proxies         country proxies, us=http://…,de=socks5://…
 //	SITEDIAG_RATE_LIMIT      -rate-limit      requests per second per key; 0 = no limit (10)
+//	SITEDIAG_CORS_ORIGINS    -cors-origins    browser origins allowed across origins, comma list or *; none by default
 package main
 
 import (
@@ -43,7 +44,7 @@ import (
 // settings are the server's configuration after flags and environment.
 type settings struct {
 	addr, apiKeys, publicURL, dataDir, allowNetworks, dnsServers string
-	chromePath, browserURL, proxies                              string
+	chromePath, browserURL, proxies, corsOrigins                 string
 	rateLimit                                                    float64
 }
 
@@ -77,6 +78,7 @@ func parseSettings(args []string) (*settings, error) {
 	fs.StringVar(&s.chromePath, "chrome-path", env("SITEDIAG_CHROME_PATH", ""), "Chromium binary (SITEDIAG_CHROME_PATH)")
 	fs.StringVar(&s.browserURL, "browser-url", env("SITEDIAG_BROWSER_URL", ""), "remote browser CDP URL (SITEDIAG_BROWSER_URL)")
 	fs.StringVar(&s.proxies, "proxies", env("SITEDIAG_PROXIES", ""), "country proxies cc=url,… (SITEDIAG_PROXIES)")
+	fs.StringVar(&s.corsOrigins, "cors-origins", env("SITEDIAG_CORS_ORIGINS", ""), "origins allowed to call the API from a browser, comma list or * (SITEDIAG_CORS_ORIGINS)")
 	rate := env("SITEDIAG_RATE_LIMIT", "10")
 	fs.Func("rate-limit", "requests per second per key, 0 = no limit (SITEDIAG_RATE_LIMIT, default 10)", func(v string) error {
 		rate = v
@@ -179,11 +181,12 @@ func run(args []string, log *slog.Logger) error {
 		rate = -1 // 0 means no limit here; httpapi reads negative as none
 	}
 	handler := httpapi.New(client, httpapi.Options{
-		APIKeys:   keys,
-		RateLimit: rate,
-		PublicURL: s.publicURL,
-		Artifacts: store,
-		Logger:    log,
+		APIKeys:     keys,
+		RateLimit:   rate,
+		PublicURL:   s.publicURL,
+		Artifacts:   store,
+		Logger:      log,
+		CORSOrigins: splitList(s.corsOrigins),
 	})
 
 	ln, err := net.Listen("tcp", s.addr)

@@ -92,6 +92,7 @@ func TestSettings(t *testing.T) {
 	t.Setenv("SITEDIAG_API_KEYS", "k1, k2")
 	t.Setenv("SITEDIAG_PUBLIC_URL", "https://diag.example/api")
 	t.Setenv("SITEDIAG_DATA_DIR", "/var/lib/sitediag")
+	t.Setenv("SITEDIAG_CORS_ORIGINS", "https://app.example")
 	s, err := parseSettings([]string{"-addr", "127.0.0.1:9"})
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +104,8 @@ func TestSettings(t *testing.T) {
 	if s.addr != "127.0.0.1:9" || s.rateLimit != 0 || len(cfg.AllowNetworks) != 2 || cfg.DNSServers[0] != "127.0.0.1:5353" ||
 		cfg.Proxies["us"].Host != "proxy.example:3128" || cfg.Proxies["DE"].Scheme != "socks5" ||
 		cfg.ChromePath != "/opt/chromium/chrome" || cfg.BrowserURL != "ws://127.0.0.1:9222/devtools/browser/x" ||
-		s.apiKeys != "k1, k2" || s.publicURL != "https://diag.example/api" || s.dataDir != "/var/lib/sitediag" {
+		s.apiKeys != "k1, k2" || s.publicURL != "https://diag.example/api" || s.dataDir != "/var/lib/sitediag" ||
+		s.corsOrigins != "https://app.example" {
 		t.Fatalf("settings %+v, config %+v", s, cfg)
 	}
 	for _, tc := range []struct{ env, bad string }{
