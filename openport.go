@@ -17,7 +17,8 @@ const DefaultTopPorts = 100
 // OpenPortOptions are the options of OpenPort. The zero value scans the
 // DefaultTopPorts most often open ports.
 type OpenPortOptions struct {
-	// TopPorts scans the N most often open TCP ports (nmap's ranking):
+	// TopPorts scans the N most often open TCP ports (Config.NmapServices'
+	// ranking when nmap is installed, else portscan.DefaultRanking):
 	// 50, 100, 500, 1000 or 5000. Zero means DefaultTopPorts unless
 	// PortRanges is set; both together are refused.
 	TopPorts int
@@ -72,7 +73,7 @@ func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOp
 	if err != nil {
 		return nil, err
 	}
-	ports, top, err := portsToScan(opts)
+	ports, top, err := c.portsToScan(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -86,6 +87,7 @@ func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOp
 		Concurrency:    opts.Concurrency,
 		Timeout:        opts.PortTimeout,
 		DetectServices: opts.DetectServices,
+		Names:          c.ports,
 	})
 	switch {
 	case errors.Is(err, guard.ErrNotAllowed):
@@ -112,7 +114,7 @@ func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOp
 
 // portsToScan turns the options into the port list, and the ranked list
 // size when one was used.
-func portsToScan(opts OpenPortOptions) ([]uint16, int, error) {
+func (c *Client) portsToScan(opts OpenPortOptions) ([]uint16, int, error) {
 	if opts.PortRanges != "" {
 		if opts.TopPorts != 0 {
 			return nil, 0, InvalidParameter("topPorts", "cannot be combined with portRanges; give one of them")
@@ -132,7 +134,7 @@ func portsToScan(opts OpenPortOptions) ([]uint16, int, error) {
 	if top == 0 {
 		top = DefaultTopPorts
 	}
-	ports, err := portscan.Top(top)
+	ports, err := c.ports.Top(top)
 	if err != nil {
 		return nil, 0, InvalidParameter("topPorts", "must be one of 50, 100, 500, 1000, 5000")
 	}

@@ -41,6 +41,7 @@
 package sitediag
 
 import (
+	"cmp"
 	"context"
 	"crypto/x509"
 	"errors"
@@ -61,6 +62,7 @@ import (
 	"github.com/sitediag/sitediag/internal/guardnet"
 	"github.com/sitediag/sitediag/internal/target"
 	"github.com/sitediag/sitediag/lighthouse"
+	"github.com/sitediag/sitediag/net/portscan"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -142,6 +144,11 @@ type Config struct {
 	// LighthouseJobTimeout bounds each audit from the moment it has the
 	// worker. If zero, 90 s.
 	LighthouseJobTimeout time.Duration
+	// NmapServices is the nmap-services file whose open frequencies rank
+	// OpenPort's topPorts. If empty, portscan.NmapServicesPath, read
+	// when nmap is installed there; without the file, the package's own
+	// well-known port list ranks them (see portscan.DefaultRanking).
+	NmapServices string
 	// DataDir is where the client keeps what outlives it: the default
 	// brand cache's file (brand-cache.json). Empty means nothing is
 	// kept on disk.
@@ -167,6 +174,8 @@ type Client struct {
 	// brandFlight shares one extraction among concurrent requests for
 	// the same domain and mode.
 	brandFlight singleflight.Group
+	// ports ranks the ports of OpenPort's topPorts.
+	ports *portscan.Ranking
 }
 
 // New returns a Client for cfg, or an error when cfg is malformed.
@@ -198,6 +207,10 @@ func New(cfg Config) (*Client, error) {
 		}
 	}
 	g := guard.New(resolver, guard.NewPolicy(cfg.AllowNetworks))
+	ports, err := portscan.LoadRanking(cmp.Or(cfg.NmapServices, portscan.NmapServicesPath))
+	if err != nil {
+		return nil, fmt.Errorf("sitediag: %w", err)
+	}
 	chrome := cfg.ChromePath
 	if chrome == "" {
 		chrome = os.Getenv("SITEDIAG_CHROME_PATH")
@@ -239,6 +252,7 @@ func New(cfg Config) (*Client, error) {
 		browser:    pool,
 		lighthouse: lh,
 		brandCache: cache,
+		ports:      ports,
 	}, nil
 }
 

@@ -1,58 +1,11 @@
 package portscan
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 )
-
-//go:generate go run ./testdata/gentop -in /usr/share/nmap/nmap-services -out topports.go
-
-// MaxPorts caps how many ports one scan may cover.
-const MaxPorts = 5000
-
-// topSizes are the sizes of the ranked lists Top serves.
-var topSizes = []int{50, 100, 500, 1000, 5000}
-
-// TopSizes returns the sizes of the ranked lists Top serves (a new slice
-// on each call).
-func TopSizes() []int { return slices.Clone(topSizes) }
-
-// ErrTopSize means Top was asked for a size not in TopSizes.
-var ErrTopSize = errors.New("portscan: top ports must be one of 50, 100, 500, 1000, 5000")
-
-// namedPort is one row of the ranked table.
-type namedPort struct {
-	port uint16
-	name string
-}
-
-// Top returns the n most often open TCP ports, most frequent first; n must
-// be one of TopSizes. The ranking comes from nmap's nmap-services
-// frequency data (see topports.go).
-func Top(n int) ([]uint16, error) {
-	if !slices.Contains(topSizes, n) {
-		return nil, ErrTopSize
-	}
-	ports := make([]uint16, n)
-	for i := range n {
-		ports[i] = topPorts[i].port
-	}
-	return ports, nil
-}
-
-// ServiceName returns the conventional service name of a TCP port (nmap's
-// name), or "unknown" when the ranked table does not have it.
-func ServiceName(port uint16) string {
-	for _, p := range topPorts {
-		if p.port == port {
-			return p.name
-		}
-	}
-	return "unknown"
-}
 
 // RangeError says which token of a port list is wrong and why.
 type RangeError struct {

@@ -2,7 +2,10 @@ package portscan
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -72,42 +75,103 @@ func TestParsePortsErrors(t *testing.T) {
 	}
 }
 
-func TestTop(t *testing.T) {
-	all, err := Top(5000)
+func TestDefaultRankingTop(t *testing.T) {
+	r := DefaultRanking()
+	all, err := r.Top(5000)
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := map[uint16]bool{}
 	for _, p := range all {
 		if p == 0 || seen[p] {
-			t.Fatalf("port %d is zero or repeated in the table", p)
+			t.Fatalf("port %d is zero or repeated in the ranking", p)
 		}
 		seen[p] = true
 	}
 	for _, n := range TopSizes() {
-		got, err := Top(n)
+		got, err := r.Top(n)
 		if err != nil || len(got) != n || !slices.Equal(got, all[:n]) {
-			t.Fatalf("Top(%d) = %d ports, %v; want the first %d of the table", n, len(got), err, n)
+			t.Fatalf("Top(%d) = %d ports, %v; want the first %d of the ranking", n, len(got), err, n)
 		}
 	}
-	// nmap's three most often open TCP ports lead the ranking.
-	if !slices.Equal(all[:3], []uint16{80, 23, 443}) {
-		t.Errorf("table starts %v, want [80 23 443]", all[:3])
+	if !slices.Equal(all[:3], []uint16{80, 443, 22}) {
+		t.Errorf("ranking starts %v, want [80 443 22]", all[:3])
+	}
+	// Past the shipped list, ports follow in port order.
+	tail := all[len(wellKnownPorts):]
+	if !slices.IsSorted(tail) || tail[0] != 1 {
+		t.Errorf("the tail past the list starts %v, want ascending from 1", tail[:5])
 	}
 	for _, n := range []int{0, 10, 101, 6000} {
-		if _, err := Top(n); !errors.Is(err, ErrTopSize) {
+		if _, err := r.Top(n); !errors.Is(err, ErrTopSize) {
 			t.Errorf("Top(%d) error = %v, want ErrTopSize", n, err)
 		}
 	}
 }
 
 func TestServiceName(t *testing.T) {
-	for port, want := range map[uint16]string{22: "ssh", 80: "http", 443: "https", 3306: "mysql", 1: "tcpmux"} {
-		if got := ServiceName(port); got != want {
+	r := DefaultRanking()
+	for port, want := range map[uint16]string{22: "ssh", 80: "http", 443: "https", 3306: "mysql", 5432: "postgresql"} {
+		if got := r.ServiceName(port); got != want {
 			t.Errorf("ServiceName(%d) = %q, want %q", port, got, want)
 		}
 	}
-	if got := ServiceName(64999); got != "unknown" {
+	if got := r.ServiceName(64999); got != "unknown" {
 		t.Errorf("ServiceName(64999) = %q, want unknown", got)
+	}
+}
+
+// nmap-services lines in nmap's format, with made-up frequencies.
+const servicesFixture = `# a comment line
+alpha	8080/tcp	0.30	# web
+beta	22/tcp	0.50
+gamma	53/udp	0.90
+delta	9999/tcp	0.30
+epsilon	443/sctp	0.80
+
+zeta	7/tcp	0.000000
+`
+
+func TestReadNmapServices(t *testing.T) {
+	r, err := ReadNmapServices(strings.NewReader(servicesFixture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := r.Top(50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// TCP only, by frequency, ties in port order, then ports 1, 2, … past the ranked ones.
+	if want := []uint16{22, 8080, 9999, 7, 1, 2, 3, 4, 5, 6, 8}; !slices.Equal(top[:len(want)], want) {
+		t.Errorf("Top(50) starts %v, want %v", top[:len(want)], want)
+	}
+	if r.ServiceName(8080) != "alpha" || r.ServiceName(53) != "unknown" {
+		t.Errorf("names: 8080 %q, 53 %q", r.ServiceName(8080), r.ServiceName(53))
+	}
+	for _, bad := range []string{"http 80/tcp\n", "http x/tcp 0.1\n", "http 80/tcp high\n", "# only a comment\n"} {
+		if _, err := ReadNmapServices(strings.NewReader(bad)); err == nil {
+			t.Errorf("ReadNmapServices(%q) accepted", bad)
+		}
+	}
+}
+
+func TestLoadRanking(t *testing.T) {
+	r, err := LoadRanking(filepath.Join(t.TempDir(), "absent"))
+	if err != nil || r.Source() != DefaultRanking().Source() {
+		t.Fatalf("absent file: %v, %v; want the default ranking", r, err)
+	}
+	path := filepath.Join(t.TempDir(), "nmap-services")
+	if err := os.WriteFile(path, []byte(servicesFixture), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err = LoadRanking(path)
+	if err != nil || !strings.Contains(r.Source(), path) || r.ServiceName(22) != "beta" {
+		t.Fatalf("fixture file: %v, %v", r, err)
+	}
+	if err := os.WriteFile(path, []byte("garbage\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadRanking(path); err == nil {
+		t.Error("a malformed file was accepted")
 	}
 }

@@ -47,6 +47,9 @@ type Options struct {
 	// ServiceTimeout bounds the detection of one port (banner, TLS and
 	// HTTP together). If zero, DefaultServiceTimeout.
 	ServiceTimeout time.Duration
+	// Names gives a detected port its conventional name when the wire
+	// does not tell. If nil, DefaultRanking.
+	Names *Ranking
 }
 
 // Result is what a scan found.
@@ -109,7 +112,11 @@ func Scan(ctx context.Context, dial DialFunc, addr netip.Addr, ports []uint16, o
 	slices.Sort(open)
 	res := &Result{Open: open}
 	if opts.DetectServices {
-		res.Services = detectAll(ctx, dial, addr, open, concurrency, opts.ServiceTimeout)
+		names := opts.Names
+		if names == nil {
+			names = DefaultRanking()
+		}
+		res.Services = detectAll(ctx, dial, addr, open, concurrency, opts.ServiceTimeout, names)
 	}
 	return res, nil
 }

@@ -101,8 +101,8 @@ func TestDetectServices(t *testing.T) {
 	want := map[uint16]ServiceInfo{
 		ssh:            {Name: "ssh", Product: "OpenSSH", Version: "9.2p1", Banner: "SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3"},
 		smtp:           {Name: "smtp", Product: "Postfix", Version: "3.7.11", Banner: "220 mail.site.test ESMTP Postfix 3.7.11"},
-		odd:            {Name: ServiceName(odd), Banner: "HELLO from a custom daemon"},
-		quiet:          {Name: ServiceName(quiet)},
+		odd:            {Name: DefaultRanking().ServiceName(odd), Banner: "HELLO from a custom daemon"},
+		quiet:          {Name: DefaultRanking().ServiceName(quiet)},
 		portOf(web):    {Name: "http", Product: "nginx", Version: "1.25.3"},
 		portOf(tlsWeb): {Name: "https", Product: "Caddy", TLS: true},
 	}

@@ -47,7 +47,7 @@ type ServiceInfo struct {
 	Banner string `json:"banner,omitempty"`
 }
 
-func detectAll(ctx context.Context, dial DialFunc, addr netip.Addr, open []uint16, concurrency int, timeout time.Duration) []Service {
+func detectAll(ctx context.Context, dial DialFunc, addr netip.Addr, open []uint16, concurrency int, timeout time.Duration, names *Ranking) []Service {
 	if timeout <= 0 {
 		timeout = DefaultServiceTimeout
 	}
@@ -58,7 +58,7 @@ func detectAll(ctx context.Context, dial DialFunc, addr netip.Addr, open []uint1
 		g.Go(func() error {
 			pctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
-			services[i] = Service{Port: port, State: "open", Service: detect(pctx, dial, addr, port)}
+			services[i] = Service{Port: port, State: "open", Service: detect(pctx, dial, addr, port, names.ServiceName(port))}
 			return nil
 		})
 	}
@@ -68,8 +68,9 @@ func detectAll(ctx context.Context, dial DialFunc, addr netip.Addr, open []uint1
 
 // detect reads a banner; when the server says nothing it tries a TLS
 // handshake, then an HTTP HEAD (over TLS when the handshake worked).
-func detect(ctx context.Context, dial DialFunc, addr netip.Addr, port uint16) ServiceInfo {
-	info := ServiceInfo{Name: ServiceName(port)}
+// name is the port's conventional name, kept when the wire tells nothing.
+func detect(ctx context.Context, dial DialFunc, addr netip.Addr, port uint16, name string) ServiceInfo {
+	info := ServiceInfo{Name: name}
 	if banner := readBanner(ctx, dial, addr, port); banner != "" {
 		info.Banner = banner
 		fromBanner(&info, banner)
