@@ -113,16 +113,3 @@ func jsonType(kind reflect.Kind) string {
 	}
 	return "a value of the documented type"
 }
-
-// explicit returns *v, 0 when the field was left out, and refuses an
-// explicit 0 (which the library reads as "the default") with allowed as
-// the problem.
-func explicit(field string, v *int, allowed string) (int, error) {
-	if v == nil {
-		return 0, nil
-	}
-	if *v == 0 {
-		return 0, sitediag.InvalidParameter(field, allowed)
-	}
-	return *v, nil
-}

@@ -8,8 +8,8 @@ import (
 
 type mtrRequest struct {
 	URL          string `json:"url"`
-	Count        *int   `json:"count"`
-	MaxHops      *int   `json:"maxHops"`
+	Count        int    `json:"count"`
+	MaxHops      int    `json:"maxHops"`
 	NoLookup     bool   `json:"noLookup"`
 	ProxyCountry string `json:"proxyCountry"`
 }
@@ -23,16 +23,8 @@ type mtrMeta struct {
 }
 
 func (h *Handler) mtr(ctx context.Context, req *mtrRequest, test testRecord) (*response, error) {
-	count, err := explicit("count", req.Count, "must be 1-20")
-	if err != nil {
-		return nil, err
-	}
-	maxHops, err := explicit("maxHops", req.MaxHops, "must be 1-64")
-	if err != nil {
-		return nil, err
-	}
 	res, err := h.client.MTR(ctx, req.URL, sitediag.MTROptions{
-		Count: count, MaxHops: maxHops, NoLookup: req.NoLookup, ProxyCountry: req.ProxyCountry,
+		Count: req.Count, MaxHops: req.MaxHops, NoLookup: req.NoLookup, ProxyCountry: req.ProxyCountry,
 	})
 	if err != nil {
 		return nil, err

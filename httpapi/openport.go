@@ -8,7 +8,7 @@ import (
 
 type openPortRequest struct {
 	URL            string `json:"url"`
-	TopPorts       *int   `json:"topPorts"`
+	TopPorts       int    `json:"topPorts"`
 	PortRanges     string `json:"portRanges"`
 	DetectServices bool   `json:"detectServices"`
 	ProxyCountry   string `json:"proxyCountry"`
@@ -24,12 +24,8 @@ type openPortMeta struct {
 }
 
 func (h *Handler) openPort(ctx context.Context, req *openPortRequest, test testRecord) (*response, error) {
-	top, err := explicit("topPorts", req.TopPorts, "must be one of 50, 100, 500, 1000, 5000")
-	if err != nil {
-		return nil, err
-	}
 	res, err := h.client.OpenPort(ctx, req.URL, sitediag.OpenPortOptions{
-		TopPorts:       top,
+		TopPorts:       req.TopPorts,
 		PortRanges:     req.PortRanges,
 		DetectServices: req.DetectServices,
 		ProxyCountry:   req.ProxyCountry,

@@ -169,6 +169,29 @@ func TestMTRLoopback(t *testing.T) {
 	}
 }
 
+// TestZeroMeansTheDefault: an explicit 0 reads as the default, as for
+// every numeric option of the API and the library's zero-value options.
+func TestZeroMeansTheDefault(t *testing.T) {
+	testenv.NeedRoot(t)
+	api := apitest.New(t, apitest.Options{})
+	for _, tc := range []struct {
+		path string
+		body map[string]any
+		want map[string]any
+	}{
+		{"/ping", map[string]any{"url": "127.0.0.1", "count": 0}, map[string]any{"count": 4.0}},
+		{"/mtr", map[string]any{"url": "127.0.0.1", "count": 0, "maxHops": 0, "noLookup": true}, map[string]any{"count": 5.0, "maxHops": 30.0}},
+		{"/openport", map[string]any{"url": "127.0.0.1", "topPorts": 0}, map[string]any{"topPorts": 100.0}},
+	} {
+		meta, _ := api.Post(t, tc.path, tc.body).WantSuccess(t)
+		for k, v := range tc.want {
+			if meta[k] != v {
+				t.Errorf("%s %v: meta.%s = %v, want %v", tc.path, tc.body, k, meta[k], v)
+			}
+		}
+	}
+}
+
 func TestPingAndMTRErrors(t *testing.T) {
 	api := apitest.New(t, apitest.Options{})
 	tests := []struct {
@@ -181,7 +204,6 @@ func TestPingAndMTRErrors(t *testing.T) {
 		{"/ping", map[string]any{"url": ""}, 400, sitediag.CodeInvalidURL, ""},
 		{"/ping", map[string]any{"url": "0x7f.1"}, 400, sitediag.CodeInvalidURL, ""},
 		{"/ping", map[string]any{"url": "127.0.0.1", "count": 17}, 400, sitediag.CodeInvalidParameters, "count"},
-		{"/ping", map[string]any{"url": "127.0.0.1", "count": 0}, 400, sitediag.CodeInvalidParameters, "count"},
 		{"/ping", map[string]any{"url": "127.0.0.1", "count": -1}, 400, sitediag.CodeInvalidParameters, "count"},
 		{"/ping", map[string]any{"url": "127.0.0.1", "count": "4"}, 400, sitediag.CodeInvalidParameters, "count"},
 		{"/ping", map[string]any{"url": "127.0.0.1", "proxyCountry": "de"}, 400, sitediag.CodeInvalidParameters, "HTTP proxy"},
@@ -190,7 +212,6 @@ func TestPingAndMTRErrors(t *testing.T) {
 		{"/mtr", map[string]any{"url": "ftp://x.test"}, 400, sitediag.CodeInvalidURL, ""},
 		{"/mtr", map[string]any{"url": "127.0.0.1", "count": 21}, 400, sitediag.CodeInvalidParameters, "count"},
 		{"/mtr", map[string]any{"url": "127.0.0.1", "maxHops": 65}, 400, sitediag.CodeInvalidParameters, "maxHops"},
-		{"/mtr", map[string]any{"url": "127.0.0.1", "maxHops": 0}, 400, sitediag.CodeInvalidParameters, "maxHops"},
 		{"/mtr", map[string]any{"url": "127.0.0.1", "proxyCountry": "us"}, 400, sitediag.CodeInvalidParameters, "HTTP proxy"},
 		{"/mtr", map[string]any{"url": "127.0.0.1", "followRedirect": true}, 400, sitediag.CodeInvalidParameters, "followRedirect"},
 		{"/mtr", map[string]any{"url": "169.254.169.254"}, 403, sitediag.CodeTargetNotAllowed, ""},

@@ -8,7 +8,7 @@ import (
 
 type pingRequest struct {
 	URL          string `json:"url"`
-	Count        *int   `json:"count"`
+	Count        int    `json:"count"`
 	ProxyCountry string `json:"proxyCountry"`
 }
 
@@ -19,11 +19,7 @@ type pingMeta struct {
 }
 
 func (h *Handler) ping(ctx context.Context, req *pingRequest, test testRecord) (*response, error) {
-	count, err := explicit("count", req.Count, "must be 1-16")
-	if err != nil {
-		return nil, err
-	}
-	res, err := h.client.Ping(ctx, req.URL, sitediag.PingOptions{Count: count, ProxyCountry: req.ProxyCountry})
+	res, err := h.client.Ping(ctx, req.URL, sitediag.PingOptions{Count: req.Count, ProxyCountry: req.ProxyCountry})
 	if err != nil {
 		return nil, err
 	}
