@@ -269,8 +269,9 @@ func (p *Pool) acquire(ctx context.Context) error {
 	}
 }
 
-// retryAfter estimates when a waiting caller would get a slot, from the
-// average job duration: at least a second, at most a minute.
+// retryAfter estimates when a caller turned away now could be served:
+// every job running or queued ahead of it, at the average job duration
+// (5 s before any job ended).
 func (p *Pool) retryAfter() time.Duration {
 	p.mu.Lock()
 	avg := p.avgJob
@@ -278,8 +279,18 @@ func (p *Pool) retryAfter() time.Duration {
 	if avg == 0 {
 		avg = 5 * time.Second
 	}
-	d := avg * time.Duration(len(p.queue)+1) / time.Duration(p.cfg.MaxJobs)
-	return min(max(d, time.Second), time.Minute)
+	return QueueWait(avg, len(p.slots)+len(p.queue), p.cfg.MaxJobs)
+}
+
+// QueueWait estimates how long a caller arriving behind ahead jobs (the
+// running ones and the queued ones) waits for one of slots, when a job
+// takes avg: the jobs ahead drain slots at a time, in whole rounds. It
+// is at least a second and at most a minute, the range a Retry-After
+// header is useful in.
+func QueueWait(avg time.Duration, ahead, slots int) time.Duration {
+	slots = max(slots, 1)
+	rounds := (ahead + slots - 1) / slots
+	return min(max(avg*time.Duration(rounds), time.Second), time.Minute)
 }
 
 // instance returns the current browser, starting one when there is none

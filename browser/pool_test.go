@@ -371,3 +371,45 @@ func TestCancelledStartKeepsThePoolReady(t *testing.T) {
 		t.Errorf("status after a cancelled start is %+v, want ready", st)
 	}
 }
+
+func TestQueueWait(t *testing.T) {
+	for _, tc := range []struct {
+		avg          time.Duration
+		ahead, slots int
+		want         time.Duration
+	}{
+		// 2 running and 10 queued 3 s jobs on 2 slots: 6 rounds.
+		{3 * time.Second, 12, 2, 18 * time.Second},
+		{3 * time.Second, 3, 2, 6 * time.Second},
+		{10 * time.Second, 1, 1, 10 * time.Second},
+		{100 * time.Millisecond, 2, 2, time.Second}, // at least a second
+		{30 * time.Second, 10, 1, time.Minute},      // at most a minute
+		{3 * time.Second, 4, 0, 12 * time.Second},   // no slots reads as one
+	} {
+		if got := QueueWait(tc.avg, tc.ahead, tc.slots); got != tc.want {
+			t.Errorf("QueueWait(%v, %d, %d) = %v, want %v", tc.avg, tc.ahead, tc.slots, got, tc.want)
+		}
+	}
+}
+
+// The Retry-After of a full pool counts the running jobs and the queue,
+// not the last job alone.
+func TestRetryAfterCountsTheQueue(t *testing.T) {
+	p, err := New(Config{Network: guardNetwork{}, MaxJobs: 2, MaxQueue: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	p.avgJob = 3 * time.Second
+	for range 2 {
+		p.slots <- struct{}{}
+	}
+	for range 10 {
+		p.queue <- struct{}{}
+	}
+	err = p.acquire(t.Context())
+	var busy *BusyError
+	if !errors.As(err, &busy) || busy.RetryAfter != 18*time.Second {
+		t.Fatalf("acquire on a full pool: %v, want busy with RetryAfter 18s", err)
+	}
+}

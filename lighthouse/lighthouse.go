@@ -157,11 +157,13 @@ func (r *Runner) acquire(ctx context.Context) error {
 	}
 }
 
-// retryAfter estimates when the queue will have drained.
+// retryAfter estimates when a caller turned away now could be served:
+// the audit running and every queued one, at the average audit duration.
 func (r *Runner) retryAfter() time.Duration {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.avg * time.Duration(len(r.queue)+1)
+	avg := r.avg
+	r.mu.Unlock()
+	return browser.QueueWait(avg, len(r.slot)+len(r.queue), 1)
 }
 
 // Close stops the worker and its Chromium.
