@@ -9,7 +9,6 @@ package httpprobe
 import (
 	"context"
 	"errors"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -88,16 +87,15 @@ func walk(ctx context.Context, start *url.URL, follow bool, do step) ([]Hop, err
 }
 
 // fetchStep is the step of the walks that need no body: one request with
-// method, the body drained a little and closed.
+// method, closed as soon as its head is in. The body is never read, so a
+// server that stalls it cannot hold the walk; closing an unread body
+// closes the connection.
 func fetchStep(client Doer, method string, headersOf func(*http.Response) []Header) step {
 	return func(ctx context.Context, u *url.URL) (Hop, *url.URL, error) {
 		resp, err := send(ctx, client, method, u, nil)
 		if err != nil {
 			return Hop{}, nil, err
 		}
-		// Drain a little so the server sees a clean close; bodies are
-		// not part of these diagnoses.
-		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
 		resp.Body.Close()
 		hop, loc := hopOf(u, resp, headersOf(resp))
 		return hop, loc, nil

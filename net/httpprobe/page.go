@@ -35,8 +35,7 @@ func FetchPage(ctx context.Context, client Doer, target *url.URL, follow bool, m
 		defer resp.Body.Close()
 		hop, loc := hopOf(u, resp, nil)
 		if follow && loc != nil {
-			_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
-			return hop, loc, nil
+			return hop, loc, nil // a redirect's body is not read
 		}
 		body, err := io.ReadAll(io.LimitReader(resp.Body, maxBytes+1))
 		if err != nil {

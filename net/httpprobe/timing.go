@@ -101,7 +101,7 @@ func Measure(ctx context.Context, newClient func() Doer, target *url.URL, opts M
 		hop, loc := hopOf(u, resp, nil)
 		final := loc == nil || !opts.Follow
 		n := int64(0)
-		if !final || !opts.SkipBody {
+		if final && !opts.SkipBody { // a redirect's body is not read
 			n, err = io.Copy(io.Discard, resp.Body)
 			if err != nil && !errors.Is(err, guard.ErrBodyTooLarge) {
 				return Hop{}, nil, err
