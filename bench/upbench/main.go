@@ -1,0 +1,196 @@
+// Command upbench measures /up throughput through the API beside the
+// floor a plain Go client reaches on the same machine (bench/up.sh).
+//
+// It starts, all on 127.0.0.1: a page, a DNS server (internal/dnstest)
+// that resolves site.test to loopback, and the httpapi handler over a
+// sitediag client that uses that DNS server. Then, for the same time and
+// number of workers, it counts:
+//
+//   - api: POST /up {"url": "http://site.test:<port>/"} through the handler
+//     (keep-alive between the caller and the API, as a real client does);
+//   - floor: what a diagnosis must do at the least, in plain Go: resolve
+//     site.test with the same DNS server (A and AAAA, as sitediag does)
+//     and GET the page on a fresh connection.
+//
+// It prints requests per second for each and the ratio api/floor.
+//
+//	upbench [-workers 8] [-duration 5s] [-cpuprofile file]
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"runtime/pprof"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	mdns "github.com/miekg/dns"
+
+	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/httpapi"
+	"github.com/sitediag/sitediag/internal/dnstest"
+)
+
+const key = "bench-key"
+
+func main() {
+	log.SetFlags(0)
+	workers := flag.Int("workers", 8, "concurrent callers")
+	duration := flag.Duration("duration", 5*time.Second, "how long each side runs")
+	cpuprofile := flag.String("cpuprofile", "", "write the API side's CPU profile to this file")
+	flag.Parse()
+
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, "<!doctype html><title>up</title>ok\n")
+	}))
+	defer page.Close()
+	port := page.Listener.Addr().(*net.TCPAddr).Port
+
+	dns, err := dnstest.Listen()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer dns.Close()
+	if err := dns.AddText("site.test. 60 IN A 127.0.0.1"); err != nil {
+		log.Fatal(err)
+	}
+
+	client, err := sitediag.New(sitediag.Config{
+		DNSServers:    []string{dns.Addr},
+		AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
+	api := httptest.NewServer(httpapi.New(client, httpapi.Options{
+		// The server's request log is formatted as examples/server does,
+		// then discarded: its cost is part of the request path.
+		APIKeys: []string{key}, RateLimit: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}))
+	defer api.Close()
+
+	target := fmt.Sprintf("http://site.test:%d/", port)
+	body := []byte(`{"url":"` + target + `"}`)
+	caller := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *workers}}
+
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		pprof.StartCPUProfile(f)
+	}
+	apiRate := run(*workers, *duration, func() error { return callUp(caller, api.URL, body) })
+	if *cpuprofile != "" {
+		pprof.StopCPUProfile()
+	}
+	floorRate := run(*workers, *duration, func() error { return floor(dns.Addr, port) })
+
+	fmt.Printf("up throughput: %d workers for %v against %s\n", *workers, *duration, target)
+	fmt.Printf("%-8s %10.0f req/s\n", "api", apiRate)
+	fmt.Printf("%-8s %10.0f req/s\n", "floor", floorRate)
+	fmt.Printf("ratio    %10.2f\n", apiRate/floorRate)
+}
+
+// run calls do from workers goroutines for d and returns the successful
+// calls per second; the first error ends the program.
+func run(workers int, d time.Duration, do func() error) float64 {
+	var n atomic.Int64
+	var wg sync.WaitGroup
+	deadline := time.Now().Add(d)
+	start := time.Now()
+	for range workers {
+		wg.Go(func() {
+			for time.Now().Before(deadline) {
+				if err := do(); err != nil {
+					log.Fatal(err)
+				}
+				n.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	return float64(n.Load()) / time.Since(start).Seconds()
+}
+
+// callUp posts one /up and checks that the site was found up.
+func callUp(c *http.Client, api string, body []byte) error {
+	req, err := http.NewRequest(http.MethodPost, api+"/up", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("x-api-key", key)
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK || !bytes.Contains(out, []byte(`"statusCode":200`)) {
+		return fmt.Errorf("/up: %d %s", resp.StatusCode, out)
+	}
+	return nil
+}
+
+// floor resolves site.test with the DNS server at dnsAddr, A and AAAA at
+// once, and GETs the page on a fresh connection.
+func floor(dnsAddr string, port int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var (
+		wg   sync.WaitGroup
+		addr netip.Addr
+		mu   sync.Mutex
+	)
+	for _, qtype := range []uint16{mdns.TypeA, mdns.TypeAAAA} {
+		wg.Go(func() {
+			msg := new(mdns.Msg)
+			msg.SetQuestion("site.test.", qtype)
+			resp, err := mdns.ExchangeContext(ctx, msg, dnsAddr)
+			if err != nil {
+				return
+			}
+			for _, rr := range resp.Answer {
+				if a, ok := rr.(*mdns.A); ok {
+					mu.Lock()
+					addr, _ = netip.AddrFromSlice(a.A.To4())
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if !addr.IsValid() {
+		return fmt.Errorf("floor: site.test did not resolve")
+	}
+	tr := &http.Transport{DisableKeepAlives: true}
+	defer tr.CloseIdleConnections()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://%s/", netip.AddrPortFrom(addr, uint16(port))), nil)
+	req.Host = fmt.Sprintf("site.test:%d", port)
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("floor: %d", resp.StatusCode)
+	}
+	return nil
+}
