@@ -317,6 +317,21 @@ func onDefault[O, R any](ctx context.Context, rawURL string, opts O, op func(*Cl
 	return op(c, ctx, rawURL, opts)
 }
 
+// Stats are the client's counters and gauges, for metrics.
+type Stats struct {
+	// Browser is the browser pool's.
+	Browser browser.PoolStats
+	// Refused counts the addresses the SSRF policy refused since the
+	// client was built, by class: loopback, private, link-local,
+	// metadata, multicast, unspecified, shared, special-purpose.
+	Refused map[string]uint64
+}
+
+// Stats returns the client's counters and gauges now.
+func (c *Client) Stats() Stats {
+	return Stats{Browser: c.browser.Stats(), Refused: c.guard.Refusals()}
+}
+
 // parseURL parses an operation's url field, mapping refusals to
 // INVALID_URL.
 func parseURL(raw string) (*target.Target, error) {

@@ -128,6 +128,8 @@ type Pool struct {
 	live     map[*instance]struct{}
 	startErr error
 	avgJob   time.Duration
+	// Counters for Stats.
+	starts, crashes, rejected uint64
 }
 
 // New returns a pool; no browser starts until the first job.
@@ -256,17 +258,25 @@ func (p *Pool) acquire(ctx context.Context) error {
 	select {
 	case p.queue <- struct{}{}:
 	default:
-		return &BusyError{RetryAfter: p.retryAfter()}
+		return p.busy()
 	}
 	defer func() { <-p.queue }()
 	select {
 	case p.slots <- struct{}{}:
 		return nil
 	case <-ctx.Done():
-		return &BusyError{RetryAfter: p.retryAfter()}
+		return p.busy()
 	case <-p.closing:
 		return ErrClosed
 	}
+}
+
+// busy counts a job turned away and says when to come back.
+func (p *Pool) busy() *BusyError {
+	p.mu.Lock()
+	p.rejected++
+	p.mu.Unlock()
+	return &BusyError{RetryAfter: p.retryAfter()}
 }
 
 // retryAfter estimates when a caller turned away now could be served:
@@ -331,6 +341,7 @@ func (p *Pool) instance(ctx context.Context) (*instance, error) {
 		return nil, err
 	}
 	p.startErr = nil
+	p.starts++
 	p.live[in] = struct{}{}
 	p.bg.Add(1)
 	go p.monitor(in)
@@ -408,6 +419,9 @@ func (p *Pool) monitor(in *instance) {
 	defer p.bg.Done()
 	<-in.dead
 	p.mu.Lock()
+	if _, live := p.live[in]; live && !p.closed {
+		p.crashes++ // it died before the pool closed it
+	}
 	p.retireLocked(in)
 	p.closeLocked(in)
 	p.mu.Unlock()
@@ -433,6 +447,24 @@ func (p *Pool) Close() error {
 	p.mu.Unlock()
 	p.bg.Wait()
 	return nil
+}
+
+// PoolStats are the pool's gauges and counters, for metrics.
+type PoolStats struct {
+	// Slots is how many jobs may run at once; Running and Waiting how
+	// many run and wait now.
+	Slots, Running, Waiting int
+	// Starts counts the browsers started, Crashes those that died before
+	// the pool closed them, Rejected the jobs turned away as busy.
+	Starts, Crashes, Rejected uint64
+}
+
+// Stats returns the pool's current gauges and counters.
+func (p *Pool) Stats() PoolStats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return PoolStats{Slots: cap(p.slots), Running: len(p.slots), Waiting: len(p.queue),
+		Starts: p.starts, Crashes: p.crashes, Rejected: p.rejected}
 }
 
 // Status is the pool's state for a health check.

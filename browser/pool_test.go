@@ -91,6 +91,9 @@ func TestBrowserCrashMidJob(t *testing.T) {
 	if procs[0] == procs[1] {
 		t.Error("the next job ran on the killed browser")
 	}
+	if st := e.pool.Stats(); st.Starts != 2 || st.Crashes != 1 {
+		t.Errorf("Stats() = %+v, want 2 starts and 1 crash", st)
+	}
 	e.pool.Close()
 	if left := leftovers(procs); left != "" {
 		t.Errorf("after Close: %s", left)
@@ -411,5 +414,8 @@ func TestRetryAfterCountsTheQueue(t *testing.T) {
 	var busy *BusyError
 	if !errors.As(err, &busy) || busy.RetryAfter != 18*time.Second {
 		t.Fatalf("acquire on a full pool: %v, want busy with RetryAfter 18s", err)
+	}
+	if got, want := p.Stats(), (PoolStats{Slots: 2, Running: 2, Waiting: 10, Rejected: 1}); got != want {
+		t.Errorf("Stats() = %+v, want %+v", got, want)
 	}
 }

@@ -204,10 +204,13 @@ func (h *Handler) storeArtifact(ctx context.Context, ext string, body io.Reader)
 	if h.opts.Artifacts == nil {
 		return "", errors.New("httpapi: no artifact store configured")
 	}
-	name, err := h.opts.Artifacts.Put(ctx, ext, body)
+	c := &counted{Reader: body}
+	name, err := h.opts.Artifacts.Put(ctx, ext, c)
 	if err != nil {
 		return "", err
 	}
+	h.metrics.artifacts.Inc()
+	h.metrics.artifactBytes.Add(float64(c.n.Load()))
 	return requestInfoOf(ctx).base + "/artifacts/" + name, nil
 }
 

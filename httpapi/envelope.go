@@ -73,6 +73,7 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		e = sitediag.NewError(sitediag.CodeInternal, err, "internal error")
 	}
 	status := e.Status()
+	requestInfoOf(r.Context()).code = string(e.Code)
 	if status >= 500 || e.Code == sitediag.CodeTargetNotAllowed {
 		h.log.Warn("operation failed", "id", requestID(r.Context()), "code", e.Code, "err", err)
 	}

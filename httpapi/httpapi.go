@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/julienschmidt/httprouter"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sitediag/sitediag"
 )
@@ -69,6 +70,9 @@ type Handler struct {
 	keys    *keyring
 	router  *httprouter.Router
 	cors    cors
+	metrics *metrics
+	// served are the routes' paths, for the metrics' operation label.
+	served  map[string]bool
 	log     *slog.Logger
 	now     func() time.Time
 	baseURL string
@@ -84,6 +88,8 @@ func New(client *sitediag.Client, opts Options) *Handler {
 		now:     opts.Now,
 		baseURL: strings.TrimSuffix(opts.PublicURL, "/"),
 		cors:    cors{origins: normaliseOrigins(opts.CORSOrigins)},
+		metrics: newMetrics(client),
+		served:  map[string]bool{},
 	}
 	if h.log == nil {
 		h.log = slog.Default()
@@ -116,6 +122,7 @@ func (h *Handler) routes() *httprouter.Router {
 	get := func(path string, handle httprouter.Handle) {
 		r.GET(path, handle)
 		r.HEAD(path, handle)
+		h.served[path] = true
 	}
 	get("/livez", h.livez)
 	get("/artifacts/:name", h.artifact)
@@ -123,23 +130,38 @@ func (h *Handler) routes() *httprouter.Router {
 	get("/health/service", h.keyed(h.serviceHealth))
 	for path, op := range h.operations() {
 		r.POST(path, h.keyed(op))
+		h.served[path] = true
 	}
 	return r
 }
+
+// Metrics returns the handler's Prometheus collector: requests by
+// operation, status and API code, their durations, requests in flight,
+// artifacts stored and their bytes, and from the client the browser
+// pool's slots, jobs, queue, starts, crashes and busy rejections and the
+// SSRF policy's refusals by address class. Register it in the
+// embedding service's registry; examples/server serves it at /metrics
+// on SITEDIAG_METRICS_ADDR.
+func (h *Handler) Metrics() prometheus.Collector { return h.metrics }
 
 // ServeHTTP gives every request an id (X-Request-Id, meta.test.id), then
 // routes it and logs it.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	began := time.Now() // for the log; h.now may be a test's fixed clock
 	id := newTestID(r.URL.Path)
-	ctx := context.WithValue(r.Context(), requestKey{}, &requestInfo{id: id, start: h.now(), base: h.publicBase(r)})
+	ri := &requestInfo{id: id, start: h.now(), base: h.publicBase(r)}
+	ctx := context.WithValue(r.Context(), requestKey{}, ri)
 	w.Header().Set("X-Request-Id", id)
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	h.metrics.inFlight.Inc()
 	if !h.cors.handle(rec, r) {
 		h.router.ServeHTTP(rec, r.WithContext(ctx))
 	}
+	h.metrics.inFlight.Dec()
+	took := time.Since(began)
+	h.metrics.observe(routeLabel(r.URL.Path, h.served), rec.status, ri.code, took)
 	h.log.Info("request", "id", id, "method", r.Method, "path", r.URL.Path,
-		"status", rec.status, "duration", time.Since(began))
+		"status", rec.status, "duration", took)
 }
 
 type requestKey struct{}
@@ -150,6 +172,8 @@ type requestInfo struct {
 	// base is the absolute URL the handler is reached at, for artifact
 	// links.
 	base string
+	// code is the API code of an error answer, for the metrics.
+	code string
 }
 
 func requestInfoOf(ctx context.Context) *requestInfo {

@@ -15,6 +15,8 @@
 //	SITEDIAG_PROXIES         -proxies         country proxies, us=http://…,de=socks5://…
 //	SITEDIAG_RATE_LIMIT      -rate-limit      requests per second per key; 0 = no limit (10)
 //	SITEDIAG_CORS_ORIGINS    -cors-origins    browser origins allowed across origins, comma list or *; none by default
+//	SITEDIAG_METRICS_ADDR    -metrics-addr    listen address of the Prometheus /metrics endpoint; none by default
+//	SITEDIAG_LOG_FORMAT      -log-format      text or json (text)
 package main
 
 import (
@@ -37,6 +39,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/httpapi"
 )
@@ -45,14 +51,21 @@ import (
 type settings struct {
 	addr, apiKeys, publicURL, dataDir, allowNetworks, dnsServers string
 	chromePath, browserURL, proxies, corsOrigins                 string
+	metricsAddr, logFormat                                       string
 	rateLimit                                                    float64
 }
 
 func main() {
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	err := run(os.Args[1:], log)
+	s, err := parseSettings(os.Args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		return // -h: the flags are printed
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if err == nil && s.logFormat == "json" {
+		log = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	}
+	if err == nil {
+		err = run(s, log)
 	}
 	if err != nil {
 		log.Error("server stopped", "err", err)
@@ -79,6 +92,8 @@ func parseSettings(args []string) (*settings, error) {
 	fs.StringVar(&s.browserURL, "browser-url", env("SITEDIAG_BROWSER_URL", ""), "remote browser CDP URL (SITEDIAG_BROWSER_URL)")
 	fs.StringVar(&s.proxies, "proxies", env("SITEDIAG_PROXIES", ""), "country proxies cc=url,… (SITEDIAG_PROXIES)")
 	fs.StringVar(&s.corsOrigins, "cors-origins", env("SITEDIAG_CORS_ORIGINS", ""), "origins allowed to call the API from a browser, comma list or * (SITEDIAG_CORS_ORIGINS)")
+	fs.StringVar(&s.metricsAddr, "metrics-addr", env("SITEDIAG_METRICS_ADDR", ""), "listen address of /metrics, none when empty (SITEDIAG_METRICS_ADDR)")
+	fs.StringVar(&s.logFormat, "log-format", env("SITEDIAG_LOG_FORMAT", "text"), "log format, text or json (SITEDIAG_LOG_FORMAT)")
 	rate := env("SITEDIAG_RATE_LIMIT", "10")
 	fs.Func("rate-limit", "requests per second per key, 0 = no limit (SITEDIAG_RATE_LIMIT, default 10)", func(v string) error {
 		rate = v
@@ -94,6 +109,9 @@ func parseSettings(args []string) (*settings, error) {
 	s.rateLimit = r
 	if err := checkPublicURL(s.publicURL); err != nil {
 		return nil, err
+	}
+	if s.logFormat != "text" && s.logFormat != "json" {
+		return nil, fmt.Errorf("SITEDIAG_LOG_FORMAT: %q is not text or json", s.logFormat)
 	}
 	return s, nil
 }
@@ -149,11 +167,8 @@ func splitList(v string) []string {
 	return out
 }
 
-func run(args []string, log *slog.Logger) error {
-	s, err := parseSettings(args)
-	if err != nil {
-		return err
-	}
+// run serves with settings s until SIGINT or SIGTERM.
+func run(s *settings, log *slog.Logger) error {
 	cfg, err := s.clientConfig()
 	if err != nil {
 		return err
@@ -206,8 +221,15 @@ func run(args []string, log *slog.Logger) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	if s.metricsAddr != "" {
+		msrv, err := serveMetrics(s.metricsAddr, handler, log, errc)
+		if err != nil {
+			return err
+		}
+		defer msrv.Close()
+	}
 	select {
 	case err := <-errc:
 		return err
@@ -220,6 +242,24 @@ func run(args []string, log *slog.Logger) error {
 		return err
 	}
 	return nil
+}
+
+// serveMetrics serves the handler's metrics, with the Go runtime's and
+// the process's, at /metrics on addr; a serving error goes to errc.
+func serveMetrics(addr string, handler *httpapi.Handler, log *slog.Logger, errc chan<- error) (*http.Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("SITEDIAG_METRICS_ADDR: %w", err)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(handler.Metrics(), collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	log.Info("metrics", "addr", ln.Addr().String())
+	go func() { errc <- srv.Serve(ln) }()
+	return srv, nil
 }
 
 func generateKey() string {

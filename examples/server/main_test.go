@@ -44,6 +44,44 @@ func TestServerRun(t *testing.T) {
 	}
 }
 
+// TestServerMetricsAndJSONLogs: with SITEDIAG_METRICS_ADDR the server
+// serves Prometheus metrics on their own listener, and with
+// SITEDIAG_LOG_FORMAT=json every log line is a JSON object.
+func TestServerMetricsAndJSONLogs(t *testing.T) {
+	p := exampletest.Start(t, exampletest.Build(t), []string{"SITEDIAG_API_KEYS=k1", "SITEDIAG_LOG_FORMAT=json",
+		"SITEDIAG_METRICS_ADDR=127.0.0.1:0", "SITEDIAG_ADDR=127.0.0.1:0", "SITEDIAG_DATA_DIR=" + t.TempDir()})
+	addr := p.WaitFor(t, regexp.MustCompile(`^\{.*"msg":"listening","addr":"([^"]+)"`), 30*time.Second)[1]
+	metrics := p.WaitFor(t, regexp.MustCompile(`^\{.*"msg":"metrics","addr":"([^"]+)"`), 30*time.Second)[1]
+
+	get := func(url, key string) string {
+		t.Helper()
+		req, _ := http.NewRequest("GET", url, nil)
+		req.Header.Set("x-api-key", key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return string(body)
+	}
+	get("http://"+addr+"/health", "k1")
+	get("http://"+addr+"/health", "wrong")
+	scrape := get("http://"+metrics+"/metrics", "")
+	for _, want := range []string{
+		`sitediag_requests_total{code="",operation="/health",status="200"} 1`,
+		`sitediag_requests_total{code="UNAUTHORIZED",operation="/health",status="401"} 1`,
+		`sitediag_browser_job_slots 2`,
+		`go_goroutines `,
+		`process_resident_memory_bytes `,
+	} {
+		if !strings.Contains(scrape, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	p.WaitFor(t, regexp.MustCompile(`^\{.*"msg":"request".*"path":"/health"`), 30*time.Second)
+}
+
 // TestServerHelp: -h prints the flags and exits 0, not an error.
 func TestServerHelp(t *testing.T) {
 	p := exampletest.Start(t, exampletest.Build(t), nil, "-h")
@@ -116,6 +154,7 @@ func TestSettings(t *testing.T) {
 		{"SITEDIAG_PUBLIC_URL", "ftp:/x"},
 		{"SITEDIAG_PUBLIC_URL", "diag.example"},
 		{"SITEDIAG_PUBLIC_URL", "https://diag.example/api?x=1"},
+		{"SITEDIAG_LOG_FORMAT", "xml"},
 	} {
 		env, bad := tc.env, tc.bad
 		t.Run(env, func(t *testing.T) {

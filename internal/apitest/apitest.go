@@ -35,6 +35,8 @@ type API struct {
 	DNS *dnstest.Server
 	// Client is the sitediag client behind the handler.
 	Client *sitediag.Client
+	// Handler is the API handler Server serves.
+	Handler *httpapi.Handler
 	// Server serves the handler.
 	Server *httptest.Server
 }
@@ -86,9 +88,10 @@ func New(t testing.TB, opts Options) *API {
 		t.Cleanup(func() { store.Close() })
 		hopts.Artifacts = store
 	}
-	srv := httptest.NewServer(httpapi.New(client, hopts))
+	handler := httpapi.New(client, hopts)
+	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
-	return &API{DNS: dns, Client: client, Server: srv}
+	return &API{DNS: dns, Client: client, Handler: handler, Server: srv}
 }
 
 // Response is a decoded API response.

@@ -23,13 +23,14 @@ type Resolver interface {
 // its policy allows. It is safe for concurrent use.
 type Guard struct {
 	policy   Policy
+	refused  *refusals
 	resolver Resolver
 	dial     func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 // New returns a guard that resolves with resolver and applies policy.
 func New(resolver Resolver, policy Policy) *Guard {
-	g := &Guard{policy: policy, resolver: resolver}
+	g := &Guard{policy: policy, refused: &refusals{}, resolver: resolver}
 	d := &net.Dialer{Timeout: dialTimeout, Control: g.control}
 	g.dial = d.DialContext
 	return g
@@ -78,6 +79,7 @@ func (g *Guard) resolve(ctx context.Context, host string) ([]netip.Addr, error) 
 		}
 	}
 	if len(allowed) == 0 {
+		g.refused.add(addrs[0])
 		return nil, ErrNotAllowed
 	}
 	return allowed, nil
@@ -121,7 +123,7 @@ func (g *Guard) firstConn(ctx context.Context, addrs []netip.Addr, port uint16,
 	connect func(netip.AddrPort) (net.Conn, error), stop func(error) bool) (net.Conn, error) {
 	var errs []error
 	for _, a := range addrs {
-		if !g.policy.Allowed(a) {
+		if !g.allowed(a) {
 			errs = append(errs, ErrNotAllowed)
 			continue
 		}
@@ -144,7 +146,7 @@ func (g *Guard) firstConn(ctx context.Context, addrs []netip.Addr, port uint16,
 // last word on the literal address.
 func (g *Guard) control(network, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
-	if err != nil || !g.policy.Allowed(ap.Addr()) {
+	if err != nil || !g.allowed(ap.Addr()) {
 		return ErrNotAllowed
 	}
 	return nil

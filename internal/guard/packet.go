@@ -18,7 +18,7 @@ func (g *Guard) ListenPacket(ctx context.Context) (net.PacketConn, error) {
 		return nil, err
 	}
 	udp := pc.(*net.UDPConn)
-	return &guardedPacketConn{PacketConn: udp, udp: udp, policy: g.policy}, nil
+	return &guardedPacketConn{PacketConn: udp, udp: udp, guard: g}, nil
 }
 
 // guardedPacketConn is a UDP socket whose writes are checked. It exposes
@@ -26,8 +26,8 @@ func (g *Guard) ListenPacket(ctx context.Context) (net.PacketConn, error) {
 // around the check (no Write, WriteMsgUDP or SyscallConn).
 type guardedPacketConn struct {
 	net.PacketConn
-	udp    *net.UDPConn
-	policy Policy
+	udp   *net.UDPConn
+	guard *Guard
 }
 
 // WriteTo sends p to addr when the policy allows addr.
@@ -37,7 +37,7 @@ func (c *guardedPacketConn) WriteTo(p []byte, addr net.Addr) (int, error) {
 		return 0, ErrNotAllowed
 	}
 	ap := ua.AddrPort()
-	if !c.policy.Allowed(ap.Addr()) {
+	if !c.guard.allowed(ap.Addr()) {
 		return 0, ErrNotAllowed
 	}
 	return c.udp.WriteToUDPAddrPort(p, netip.AddrPortFrom(ap.Addr().WithZone("").Unmap(), ap.Port()))
