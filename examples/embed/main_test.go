@@ -1,8 +1,6 @@
 package main
 
 import (
-	"io"
-	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,20 +15,7 @@ func TestEmbedRun(t *testing.T) {
 	p := exampletest.Start(t, exampletest.Build(t), []string{"SITEDIAG_API_KEYS=k1, k2", "SITEDIAG_ADDR=127.0.0.1:0"})
 	addr := p.WaitFor(t, regexp.MustCompile(`listening on (\S+);`), 30*time.Second)[1]
 
-	get := func(path, key string) (int, string) {
-		t.Helper()
-		req, _ := http.NewRequest("GET", "http://"+addr+path, nil)
-		if key != "" {
-			req.Header.Set("x-api-key", key)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(body)
-	}
+	get := func(path, key string) (int, string) { return exampletest.Get(t, "http://"+addr+path, key) }
 	if code, body := get("/", ""); code != 200 || !strings.Contains(body, "application's own page") {
 		t.Errorf("GET /: %d %q", code, body)
 	}

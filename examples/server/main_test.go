@@ -53,21 +53,9 @@ func TestServerMetricsAndJSONLogs(t *testing.T) {
 	addr := p.WaitFor(t, regexp.MustCompile(`^\{.*"msg":"listening","addr":"([^"]+)"`), 30*time.Second)[1]
 	metrics := p.WaitFor(t, regexp.MustCompile(`^\{.*"msg":"metrics","addr":"([^"]+)"`), 30*time.Second)[1]
 
-	get := func(url, key string) string {
-		t.Helper()
-		req, _ := http.NewRequest("GET", url, nil)
-		req.Header.Set("x-api-key", key)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return string(body)
-	}
-	get("http://"+addr+"/health", "k1")
-	get("http://"+addr+"/health", "wrong")
-	scrape := get("http://"+metrics+"/metrics", "")
+	exampletest.Get(t, "http://"+addr+"/health", "k1")
+	exampletest.Get(t, "http://"+addr+"/health", "wrong")
+	_, scrape := exampletest.Get(t, "http://"+metrics+"/metrics", "")
 	for _, want := range []string{
 		`sitediag_requests_total{code="",operation="/health",status="200"} 1`,
 		`sitediag_requests_total{code="UNAUTHORIZED",operation="/health",status="401"} 1`,

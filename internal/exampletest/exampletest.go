@@ -5,6 +5,7 @@ package exampletest
 import (
 	"bufio"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,4 +110,27 @@ func (p *Process) Exit(t testing.TB, timeout time.Duration) int {
 		t.Fatalf("%s did not exit within %v", p.Cmd.Path, timeout)
 		return -1
 	}
+}
+
+// Get sends a GET to url, with key as x-api-key unless it is empty, and
+// returns the status and the body.
+func Get(t testing.TB, url, key string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("x-api-key", key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(body)
 }
