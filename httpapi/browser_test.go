@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 	"testing"
 
 	"github.com/sitediag/sitediag"
@@ -376,5 +377,56 @@ func TestBrowserHealthy(t *testing.T) {
 	resp := api.Do(t, http.MethodGet, "/health/service", nil, map[string]string{"x-api-key": apitest.Key})
 	if !strings.Contains(string(resp.Body), `"name":"browser","status":"healthy"`) {
 		t.Errorf("health: %s, want the browser healthy", resp.Body)
+	}
+}
+
+// A page whose scripts never yield is no network failure: every browser
+// operation stops its scripts at half its timeout, goes on with the page
+// as it was, and says so.
+func TestBrowserOperationsOnABusyPage(t *testing.T) {
+	needChromium(t)
+	api := apitest.New(t, apitest.Options{})
+	site := startPages(t, api)
+	site.handle("/busy", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<!doctype html><title>Busy</title><body style="margin:0;background:#f00">`+
+			`<h1>Busy</h1><script>while(true){}</script><p>the rest</p>`)
+	})
+	// The browser's start counts against a job's deadline: start it first.
+	api.Post(t, "/screenshot", map[string]any{"url": site.url("/")}).WantSuccess(t)
+	for _, path := range []string{"/screenshot", "/url2pdf", "/metascraping", "/web-scraping", "/mixedcontent", "/brand"} {
+		t.Run(path, func(t *testing.T) {
+			began := time.Now()
+			resp := api.Post(t, path, map[string]any{"url": site.url("/busy"), "timeout": 8})
+			meta, _ := resp.WantSuccess(t)
+			if took := time.Since(began); took > 10*time.Second {
+				t.Errorf("took %s, want about the 8 s timeout at most", took)
+			}
+			if path == "/brand" {
+				return // its meta is the spec's
+			}
+			wantMeta(t, meta, map[string]any{"timeout": 8, "scriptsStopped": true, "loadTimedOut": true})
+			if msg, _ := resp.Envelope["message"].(string); path != "/mixedcontent" && !strings.Contains(msg, "its scripts kept it busy") {
+				t.Errorf("message %q, want it to say the page's scripts kept it busy", msg)
+			}
+		})
+	}
+}
+
+// timeout is checked, named when wrong, and capped by the job's deadline.
+func TestBrowserTimeoutOption(t *testing.T) {
+	needChromium(t)
+	api := apitest.New(t, apitest.Options{})
+	site := startPages(t, api)
+	for _, timeout := range []any{-1, 0.5, "10"} {
+		resp := api.Post(t, "/screenshot", map[string]any{"url": site.url("/"), "timeout": timeout})
+		resp.WantError(t, http.StatusBadRequest, sitediag.CodeInvalidParameters)
+		if d, _ := resp.Envelope["details"].(string); !strings.Contains(d, "timeout") {
+			t.Errorf("timeout %v: details %q do not name the field", timeout, d)
+		}
+	}
+	for _, tc := range []struct{ timeout, want any }{{nil, 60}, {1000, 60}, {12.5, 12.5}} {
+		meta, _ := api.Post(t, "/url2pdf", map[string]any{"url": site.url("/"), "timeout": tc.timeout}).WantSuccess(t)
+		wantMeta(t, meta, map[string]any{"timeout": tc.want, "scriptsStopped": false, "loadTimedOut": false})
 	}
 }

@@ -22,6 +22,10 @@ type Options struct {
 	// Upstream is a proxy (a country proxy) the audit's allowed requests
 	// go through. Nil means direct.
 	Upstream *url.URL
+	// Timeout shortens the audit's deadline (Config.JobTimeout); the
+	// page then gets half of it to load unless Flags set
+	// --max-wait-for-load. Zero means Config.JobTimeout.
+	Timeout time.Duration
 }
 
 // Report is an audit's result.
@@ -60,7 +64,11 @@ func (r *Runner) Audit(ctx context.Context, target string, opts Options) (*Repor
 	}
 	defer func() { <-r.slot }()
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(ctx, r.cfg.JobTimeout)
+	deadline := r.cfg.JobTimeout
+	if opts.Timeout > 0 {
+		deadline = min(deadline, opts.Timeout)
+	}
+	ctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
 	w, err := r.worker(ctx)
 	if err != nil {
@@ -80,6 +88,9 @@ func (r *Runner) Audit(ctx context.Context, target string, opts Options) (*Repor
 		if opts.Flags.Preset != "" {
 			req.Preset = opts.Flags.Preset
 		}
+	}
+	if _, ok := req.Flags["maxWaitForLoad"]; !ok && opts.Timeout > 0 {
+		req.Flags["maxWaitForLoad"] = float64((deadline / 2).Milliseconds())
 	}
 	rep, err := w.run(ctx, req)
 	if err != nil {
