@@ -430,3 +430,37 @@ func TestBrowserTimeoutOption(t *testing.T) {
 		wantMeta(t, meta, map[string]any{"timeout": tc.want, "scriptsStopped": false, "loadTimedOut": false})
 	}
 }
+
+// A country proxy that cannot be reached is the operator's, not the
+// target's: every browser operation answers its own 500 *_FAILED.
+func TestBrowserUnusableCountryProxy(t *testing.T) {
+	needChromium(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	api := apitest.New(t, apitest.Options{Config: sitediag.Config{Proxies: map[string]*url.URL{"de": {Scheme: "http", Host: closed}}}})
+	site := startPages(t, api)
+	for _, tc := range []struct {
+		path string
+		body map[string]any
+		code sitediag.Code
+	}{
+		{"/screenshot", nil, sitediag.CodeScreenshotFailed},
+		{"/url2pdf", nil, sitediag.CodePDFConversionFailed},
+		{"/metascraping", nil, sitediag.CodeCrawlFailed},
+		{"/metascraping", map[string]any{"renderJS": false}, sitediag.CodeCrawlFailed},
+		{"/web-scraping", nil, sitediag.CodeCrawlFailed},
+		{"/mixedcontent", nil, sitediag.CodeMixedContentCheckFailed},
+	} {
+		body := map[string]any{"url": site.url("/"), "proxyCountry": "de"}
+		for k, v := range tc.body {
+			body[k] = v
+		}
+		t.Run(tc.path, func(t *testing.T) {
+			api.Post(t, tc.path, body).WantError(t, http.StatusInternalServerError, tc.code)
+		})
+	}
+}
