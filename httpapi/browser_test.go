@@ -19,8 +19,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/browser"
