@@ -103,7 +103,7 @@ func (c *Client) newPage(rawURL string, opts PageOptions, def pageDefaults) (*pa
 	if err != nil {
 		return nil, err
 	}
-	d := browser.Device(opts.Device)
+	d := browser.Device(strings.ToLower(opts.Device))
 	if !d.Valid() {
 		return nil, InvalidParameter("device", "must be desktop or mobile")
 	}

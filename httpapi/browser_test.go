@@ -164,6 +164,7 @@ func TestScreenshotAPI(t *testing.T) {
 			{map[string]any{"selector": "#box", "type": "png"}, "png", 120, 80, true},
 			{map[string]any{"selector": "#nothing", "fallbackToFullPage": true}, "png", 1366, 2000, false},
 			{map[string]any{"device": "mobile"}, "png", 1170, 2532, nil},
+			{map[string]any{"device": "Mobile", "type": "PNG"}, "png", 1170, 2532, nil}, // enumerations in any case
 			{map[string]any{"pageHeight": 1000, "scaleFactor": 0.5}, "png", 683, 500, nil},
 		} {
 			tc.body["url"] = site.url("/")
@@ -237,6 +238,12 @@ func TestURL2PDFAPI(t *testing.T) {
 				map[string]any{"format": "a4", "orientation": "landscape", "scale": 1.5,
 					"margin": map[string]any{"top": 5, "bottom": 10, "right": 10, "left": 10}},
 				297 * mm, 210 * mm,
+			},
+			{
+				// Enumerations are read in any case.
+				map[string]any{"format": "A3", "orientation": "Landscape"},
+				map[string]any{"format": "a3", "orientation": "landscape"},
+				420 * mm, 297 * mm,
 			},
 			{
 				map[string]any{"format": "letter", "scale": 0.05, "addTimestamp": true, "hideCookie": true, "device": "mobile"},
