@@ -241,9 +241,9 @@ func TestURL2PDFAPI(t *testing.T) {
 			},
 			{
 				// Enumerations are read in any case.
-				map[string]any{"format": "A3", "orientation": "Landscape"},
-				map[string]any{"format": "a3", "orientation": "landscape"},
-				420 * mm, 297 * mm,
+				map[string]any{"format": "A4", "orientation": "Landscape"},
+				map[string]any{"format": "a4", "orientation": "landscape"},
+				297 * mm, 210 * mm,
 			},
 			{
 				map[string]any{"format": "letter", "scale": 0.05, "addTimestamp": true, "hideCookie": true, "device": "mobile"},
@@ -258,6 +258,27 @@ func TestURL2PDFAPI(t *testing.T) {
 			pdf := fetchArtifact(t, api, data, "application/pdf")
 			if w, h := mediaBox(t, pdf); math.Abs(w-tc.w) > 1 || math.Abs(h-tc.h) > 1 {
 				t.Errorf("%v: page is %.1f×%.1f pt, want %.1f×%.1f", tc.body, w, h, tc.w, tc.h)
+			}
+		}
+	})
+
+	t.Run("the request's paper wins over the page's @page", func(t *testing.T) {
+		for _, tc := range []struct {
+			css  string
+			body map[string]any
+			w, h float64
+		}{
+			{"size:A3", map[string]any{"format": "letter", "orientation": "landscape"}, 792, 612},
+			{"size:landscape", map[string]any{"format": "a5", "orientation": "portrait"}, 148 * mm, 210 * mm},
+		} {
+			site.handle("/paged", func(w http.ResponseWriter, _ *http.Request) {
+				io.WriteString(w, `<!doctype html><style>@page{`+tc.css+`}</style><h1>Paged</h1>`)
+			})
+			tc.body["url"] = site.url("/paged")
+			meta, data := api.Post(t, "/url2pdf", tc.body).WantSuccess(t)
+			wantMeta(t, meta, map[string]any{"format": tc.body["format"], "orientation": tc.body["orientation"]})
+			if w, h := mediaBox(t, fetchArtifact(t, api, data, "application/pdf")); math.Abs(w-tc.w) > 1 || math.Abs(h-tc.h) > 1 {
+				t.Errorf("@page{%s}, %v: page is %.1f×%.1f pt, want %.1f×%.1f", tc.css, tc.body, w, h, tc.w, tc.h)
 			}
 		}
 	})
