@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/sitediag/sitediag/browser"
+	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/lighthouse"
 )
 
@@ -118,6 +119,10 @@ func (c *Client) Lighthouse(ctx context.Context, rawURL string, opts LighthouseO
 		return nil, mapLighthouseError(err)
 	}
 	if re := rep.RuntimeError; re != nil {
+		var proxyErr *guard.ProxyError
+		if errors.As(rep.Failure, &proxyErr) { // the operator's, not the target's
+			return nil, NewError(CodeLighthouseUnexpected, rep.Failure, "the proxy for this country could not be used")
+		}
 		if slices.Contains(loadErrors, re.Code) {
 			return nil, NewError(CodeUnableToConnect, nil, "%s: %s (%s)", res.URL, re.Message, re.Code)
 		}

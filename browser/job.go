@@ -612,16 +612,21 @@ func (j *Job) interrupted(ctx context.Context, target string) error {
 
 // failure is what the job's proxy knows about the last request to the
 // host of rawURL: nil when it went through.
-func (j *Job) failure(rawURL string) error {
+func (j *Job) failure(rawURL string) error { return FailureOf(j.proxy, rawURL) }
+
+// FailureOf is what p knows about the last request to the host and port
+// of rawURL (see Proxy.Failure): nil when it went through, or when
+// rawURL is not an http or https URL.
+func FailureOf(p Proxy, rawURL string) error {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil
 	}
 	port := map[string]uint64{"http": 80, "https": 443}[u.Scheme]
-	if p := u.Port(); p != "" {
-		if port, err = strconv.ParseUint(p, 10, 16); err != nil {
+	if n := u.Port(); n != "" {
+		if port, err = strconv.ParseUint(n, 10, 16); err != nil {
 			return nil
 		}
 	}
-	return j.proxy.Failure(u.Hostname(), uint16(port))
+	return p.Failure(u.Hostname(), uint16(port))
 }

@@ -413,7 +413,7 @@ func TestBrowserHealthy(t *testing.T) {
 // as it was, and says so.
 func TestBrowserOperationsOnABusyPage(t *testing.T) {
 	needChromium(t)
-	api := apitest.New(t, apitest.Options{})
+	api := apitest.New(t, apitest.Options{Config: sitediag.Config{LighthouseDir: "../lighthouse"}})
 	site := startPages(t, api)
 	site.handle("/busy", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -439,6 +439,17 @@ func TestBrowserOperationsOnABusyPage(t *testing.T) {
 			}
 		})
 	}
+	// Lighthouse cannot audit such a page; it gives up at the timeout,
+	// with its own code.
+	t.Run("/lighthouse", func(t *testing.T) {
+		needLighthouse(t)
+		began := time.Now()
+		api.Post(t, "/lighthouse", map[string]any{"url": site.url("/busy"), "timeout": 15}).
+			WantError(t, http.StatusInternalServerError, sitediag.CodeLighthouseUnexpected)
+		if took := time.Since(began); took > 25*time.Second {
+			t.Errorf("took %s, want about the 15 s timeout", took)
+		}
+	})
 }
 
 // timeout is checked, named when wrong, and capped by the job's deadline.
@@ -459,17 +470,29 @@ func TestBrowserTimeoutOption(t *testing.T) {
 	}
 }
 
-// A country proxy that cannot be reached is the operator's, not the
+// A country proxy that cannot be used is the operator's, not the
 // target's: every browser operation answers its own 500 *_FAILED.
 func TestBrowserUnusableCountryProxy(t *testing.T) {
 	needChromium(t)
+	// A proxy that hangs up at once. (A closed port could be taken by
+	// another listener meanwhile; this one stays ours.)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	closed := ln.Addr().String()
-	ln.Close()
-	api := apitest.New(t, apitest.Options{Config: sitediag.Config{Proxies: map[string]*url.URL{"de": {Scheme: "http", Host: closed}}}})
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	api := apitest.New(t, apitest.Options{Config: sitediag.Config{
+		Proxies: map[string]*url.URL{"de": {Scheme: "http", Host: ln.Addr().String()}}, LighthouseDir: "../lighthouse",
+	}})
 	site := startPages(t, api)
 	for _, tc := range []struct {
 		path string
@@ -482,12 +505,16 @@ func TestBrowserUnusableCountryProxy(t *testing.T) {
 		{"/metascraping", map[string]any{"renderJS": false}, sitediag.CodeCrawlFailed},
 		{"/web-scraping", nil, sitediag.CodeCrawlFailed},
 		{"/mixedcontent", nil, sitediag.CodeMixedContentCheckFailed},
+		{"/lighthouse", nil, sitediag.CodeLighthouseUnexpected},
 	} {
 		body := map[string]any{"url": site.url("/"), "proxyCountry": "de"}
 		for k, v := range tc.body {
 			body[k] = v
 		}
 		t.Run(tc.path, func(t *testing.T) {
+			if tc.path == "/lighthouse" {
+				needLighthouse(t)
+			}
 			api.Post(t, tc.path, body).WantError(t, http.StatusInternalServerError, tc.code)
 		})
 	}

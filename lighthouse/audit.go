@@ -1,6 +1,7 @@
 package lighthouse
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -44,6 +45,9 @@ type Report struct {
 	// Refused counts what the audited page tried to load that the
 	// network policy refused.
 	Refused int
+	// Failure, when RuntimeError is set, is why the audit's proxy did
+	// not serve the audited URL (see browser.FailureOf); nil when it did.
+	Failure error
 }
 
 // RuntimeError is Lighthouse's runtimeError: the page could not be
@@ -106,6 +110,9 @@ func (r *Runner) Audit(ctx context.Context, target string, opts Options) (*Repor
 		return nil, err
 	}
 	report.Refused, _ = proxy.Counts()
+	if report.RuntimeError != nil {
+		report.Failure = browser.FailureOf(proxy, cmp.Or(report.FinalURL, target))
+	}
 	r.mu.Lock()
 	r.avg = (r.avg + time.Since(start)) / 2
 	r.mu.Unlock()
