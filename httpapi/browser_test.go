@@ -25,6 +25,7 @@ import (
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/internal/apitest"
+	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/internal/procs"
 	"github.com/sitediag/sitediag/internal/proxytest"
 	"github.com/sitediag/sitediag/internal/testenv"
@@ -476,22 +477,10 @@ func TestBrowserUnusableCountryProxy(t *testing.T) {
 	needChromium(t)
 	// A proxy that hangs up at once. (A closed port could be taken by
 	// another listener meanwhile; this one stays ours.)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	proxy := porttest.Listen(t, porttest.Hangup)
 	api := apitest.New(t, apitest.Options{Config: sitediag.Config{
-		Proxies: map[string]*url.URL{"de": {Scheme: "http", Host: ln.Addr().String()}}, LighthouseDir: "../lighthouse",
+		Proxies:       map[string]*url.URL{"de": {Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", proxy.Port)}},
+		LighthouseDir: "../lighthouse",
 	}})
 	site := startPages(t, api)
 	for _, tc := range []struct {
