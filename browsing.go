@@ -32,12 +32,13 @@ type PageOptions struct {
 	// SkipCaptcha waits, for a bounded time, for a bot challenge page to
 	// clear by itself. It never solves one.
 	SkipCaptcha Toggle `json:"skipCaptcha"`
-	// Timeout, in seconds (at least MinPageTimeout), bounds the work on
-	// the page from the moment the job has a browser: the page gets half
-	// of it (at most 30 s) to load, the rest is left for the operation.
-	// A longer timeout is capped by the job's deadline
-	// (Config.BrowserJobTimeout; Config.LighthouseJobTimeout for
-	// Lighthouse). Zero means the job's deadline.
+	// Timeout, in seconds (at least MinPageTimeout), shortens the job's
+	// deadline, which runs from the moment the job has a browser slot:
+	// the page gets half of it (at most 30 s) to load, the rest is left
+	// for the operation. A longer timeout is capped by the job's
+	// deadline (Config.BrowserJobTimeout; Config.LighthouseJobTimeout
+	// for Lighthouse). Without a browser (RenderJS off) it bounds the
+	// page's GET. Zero means the job's deadline.
 	Timeout float64 `json:"timeout"`
 }
 
