@@ -23,6 +23,9 @@ type BrandOptions struct {
 	// Mode is standard or enriched (adds company facts). Empty means
 	// standard.
 	Mode string `json:"mode"`
+	// Timeout bounds the extraction's work on the page, as
+	// PageOptions.Timeout.
+	Timeout float64 `json:"timeout"`
 }
 
 // BrandResult is a site's brand record and where it came from.
@@ -70,7 +73,7 @@ func (c *Client) Brand(ctx context.Context, rawURL string, opts BrandOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	p, err := c.newPage(rawURL, PageOptions{}, pageDefaults{})
+	p, err := c.newPage(rawURL, PageOptions{Timeout: opts.Timeout}, pageDefaults{})
 	if err != nil {
 		return nil, err
 	}

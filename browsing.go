@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/internal/guard"
@@ -32,7 +33,18 @@ type PageOptions struct {
 	// SkipCaptcha waits, for a bounded time, for a bot challenge page to
 	// clear by itself. It never solves one.
 	SkipCaptcha Toggle `json:"skipCaptcha"`
+	// Timeout, in seconds (at least MinPageTimeout), shortens the job's
+	// deadline, which runs from the moment the job has a browser slot:
+	// the page gets half of it (at most 30 s) to load, the rest is left
+	// for the operation. A longer timeout is capped by the job's
+	// deadline (Config.BrowserJobTimeout; Config.LighthouseJobTimeout
+	// for Lighthouse). Without a browser (RenderJS off) it bounds the
+	// page's GET. Zero means the job's deadline.
+	Timeout float64 `json:"timeout"`
 }
+
+// MinPageTimeout is the shortest PageOptions.Timeout.
+const MinPageTimeout = time.Second
 
 // PageSettings are PageOptions resolved, defaults filled in: what a
 // browser operation ran with, which its result carries and the API
@@ -43,6 +55,8 @@ type PageSettings struct {
 	BlockAds     bool   `json:"blockAds"`
 	HideCookie   bool   `json:"hideCookie"`
 	SkipCaptcha  bool   `json:"skipCaptcha"`
+	// Timeout is the timeout in seconds, capped by the job's deadline.
+	Timeout float64 `json:"timeout"`
 }
 
 // PageVisit is what every browser operation's result says of the page
@@ -55,11 +69,26 @@ type PageVisit struct {
 	// BlockedRequests counts what the page tried to load that the SSRF
 	// policy refused.
 	BlockedRequests int `json:"blockedRequests"`
+	// LoadTimedOut says the page had not finished loading (its load
+	// event) when the wait for it ended: the operation went on with the
+	// page as it was then.
+	LoadTimedOut bool `json:"loadTimedOut"`
+	// ScriptsStopped says the page's scripts were then keeping it busy
+	// (as while(true){} does): they were stopped, so that the page could
+	// still be read or captured as it was.
+	ScriptsStopped bool `json:"scriptsStopped"`
 }
 
-// pageDefaults are an operation's defaults for the PageOptions toggles.
+// loaded records what loading the page found.
+func (pv *PageVisit) loaded(v *browser.Visit) {
+	pv.RedirectedURL, pv.LoadTimedOut, pv.ScriptsStopped = v.URL, !v.Loaded, v.ScriptsStopped
+}
+
+// pageDefaults are an operation's defaults for the PageOptions toggles,
+// and the job deadline that caps its timeout (zero: the browser's).
 type pageDefaults struct {
 	blockAds, hideCookie, skipCaptcha bool
+	deadline                          time.Duration
 }
 
 // page is a browser operation's job, checked and resolved.
@@ -76,11 +105,18 @@ func (c *Client) newPage(rawURL string, opts PageOptions, def pageDefaults) (*pa
 	if err != nil {
 		return nil, err
 	}
-	d := browser.Device(opts.Device)
+	d := browser.Device(strings.ToLower(opts.Device))
 	if !d.Valid() {
 		return nil, InvalidParameter("device", "must be desktop or mobile")
 	}
 	upstream, err := c.proxyFor(opts.ProxyCountry)
+	if err != nil {
+		return nil, err
+	}
+	if def.deadline == 0 {
+		def.deadline = c.browser.JobTimeout(browser.JobOptions{})
+	}
+	timeout, err := pageTimeout(opts.Timeout, def.deadline)
 	if err != nil {
 		return nil, err
 	}
@@ -92,11 +128,25 @@ func (c *Client) newPage(rawURL string, opts PageOptions, def pageDefaults) (*pa
 			BlockAds:     opts.BlockAds.Or(def.blockAds),
 			HideCookie:   opts.HideCookieBanners.Or(def.hideCookie),
 			SkipCaptcha:  opts.SkipCaptcha.Or(def.skipCaptcha),
+			Timeout:      timeout.Seconds(),
 		},
 	}
-	p.job = browser.JobOptions{Device: d, Upstream: upstream, BlockAds: p.settings.BlockAds}
+	p.job = browser.JobOptions{Device: d, Upstream: upstream, BlockAds: p.settings.BlockAds, Timeout: timeout}
 	p.load = browser.LoadOptions{HideCookieBanners: p.settings.HideCookie, WaitForChallenge: p.settings.SkipCaptcha}
 	return p, nil
+}
+
+// pageTimeout reads a timeout option in seconds: zero means deadline,
+// anything longer is capped by it, anything under MinPageTimeout (or not
+// a number) is INVALID_PARAMETERS.
+func pageTimeout(seconds float64, deadline time.Duration) (time.Duration, error) {
+	switch {
+	case seconds == 0 || seconds >= deadline.Seconds():
+		return deadline, nil
+	case !(seconds >= MinPageTimeout.Seconds()):
+		return 0, InvalidParameter("timeout", "must be at least 1 second")
+	}
+	return time.Duration(seconds * float64(time.Second)), nil
 }
 
 // visit runs use on p's page in a browser job, once it has loaded, and
@@ -108,7 +158,7 @@ func (c *Client) visit(ctx context.Context, p *page, use func(ctx context.Contex
 		if err != nil {
 			return err
 		}
-		pv.RedirectedURL = v.URL
+		pv.loaded(v)
 		if use != nil {
 			err = use(ctx, j)
 		}
@@ -186,6 +236,7 @@ func mapBrowserError(err error, failed Code) *Error {
 	var unavailable *browser.UnavailableError
 	var nav *browser.NavigationError
 	var selector *browser.SelectorError
+	var proxyErr *guard.ProxyError
 	var own *Error
 	switch {
 	case errors.As(err, &own): // a check of ours inside the job, such as checkPage
@@ -198,6 +249,8 @@ func mapBrowserError(err error, failed Code) *Error {
 		return NewError(CodeBrowserUnavailable, err, "the browser could not be started")
 	case errors.Is(err, guard.ErrNotAllowed):
 		return notAllowed(err)
+	case errors.As(err, &proxyErr): // the operator's, not the target's
+		return NewError(failed, err, "the proxy for this country could not be used")
 	case errors.As(err, &nav):
 		return NewError(CodeUnableToConnect, err, "%s: %s", nav.URL, nav.Why())
 	case errors.Is(err, browser.ErrNoElement):

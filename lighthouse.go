@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/sitediag/sitediag/browser"
+	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/lighthouse"
 )
 
@@ -28,6 +29,9 @@ type LighthouseOptions struct {
 	// --emulated-user-agent, --blocked-url-patterns, --max-wait-for-load
 	// (up to the job's deadline).
 	Parameters []string `json:"parameters"`
+	// Timeout bounds the audit once it has the worker, as
+	// PageOptions.Timeout, capped by Config.LighthouseJobTimeout.
+	Timeout float64 `json:"timeout"`
 }
 
 // LighthouseSettings are LighthouseOptions resolved.
@@ -36,6 +40,8 @@ type LighthouseSettings struct {
 	ProxyCountry   string   `json:"proxyCountry"`
 	FollowRedirect bool     `json:"followRedirect"`
 	Parameters     []string `json:"parameters"`
+	// Timeout is the audit's deadline in seconds.
+	Timeout float64 `json:"timeout"`
 }
 
 // LighthouseScores are the category scores, 0–100; a category that did
@@ -59,8 +65,10 @@ type LighthouseResult struct {
 
 // loadErrors are the Lighthouse runtime errors that mean the page could
 // not be loaded: the target's outcome, not the service's failure.
+// PAGE_HUNG (the page's scripts stopped it from responding) is not among
+// them: the network is not to blame.
 var loadErrors = []string{"FAILED_DOCUMENT_REQUEST", "ERRORED_DOCUMENT_REQUEST", "DNS_FAILURE", "NOT_HTML",
-	"NO_DOCUMENT_REQUEST", "INSECURE_DOCUMENT_REQUEST", "CHROME_INTERSTITIAL_ERROR", "PAGE_HUNG", "NO_FCP"}
+	"NO_DOCUMENT_REQUEST", "INSECURE_DOCUMENT_REQUEST", "CHROME_INTERSTITIAL_ERROR", "NO_FCP"}
 
 // Lighthouse audits the page at rawURL with the real Lighthouse (the npm
 // package, run by a warm Node worker on a Chromium of the client's own);
@@ -72,18 +80,19 @@ var loadErrors = []string{"FAILED_DOCUMENT_REQUEST", "ERRORED_DOCUMENT_REQUEST",
 // not followed), CodeLighthouseUnavailable (Node, the package or
 // Chromium missing), CodeBusy, CodeLighthouseUnexpected.
 func (c *Client) Lighthouse(ctx context.Context, rawURL string, opts LighthouseOptions) (*LighthouseResult, error) {
-	p, err := c.newPage(rawURL, PageOptions{Device: opts.Device, ProxyCountry: opts.ProxyCountry}, pageDefaults{})
+	p, err := c.newPage(rawURL, PageOptions{Device: opts.Device, ProxyCountry: opts.ProxyCountry, Timeout: opts.Timeout},
+		pageDefaults{deadline: c.lighthouse.JobTimeout()})
 	if err != nil {
 		return nil, err
 	}
-	flags, err := lighthouse.ParseFlags(opts.Parameters, c.lighthouse.JobTimeout())
+	flags, err := lighthouse.ParseFlags(opts.Parameters, p.job.Timeout)
 	var fe *lighthouse.FlagError
 	if errors.As(err, &fe) {
 		return nil, InvalidParameter("parameters", fe.Flag+": "+fe.Problem)
 	}
 	res := &LighthouseResult{PageVisit: PageVisit{URL: p.target.URL.String()}, Settings: LighthouseSettings{
 		Device: p.settings.Device, ProxyCountry: opts.ProxyCountry, FollowRedirect: opts.FollowRedirect.Or(true),
-		Parameters: slices.Clone(opts.Parameters),
+		Parameters: slices.Clone(opts.Parameters), Timeout: p.settings.Timeout,
 	}}
 	if res.Settings.Parameters == nil {
 		res.Settings.Parameters = []string{}
@@ -104,11 +113,16 @@ func (c *Client) Lighthouse(ctx context.Context, rawURL string, opts LighthouseO
 	if err := c.checkPage(ctx, p.target); err != nil {
 		return nil, err
 	}
-	rep, err := c.lighthouse.Audit(ctx, res.URL, lighthouse.Options{Desktop: p.settings.Device == "desktop", Flags: flags, Upstream: p.job.Upstream})
+	rep, err := c.lighthouse.Audit(ctx, res.URL, lighthouse.Options{Desktop: p.settings.Device == "desktop", Flags: flags,
+		Upstream: p.job.Upstream, Timeout: p.job.Timeout})
 	if err != nil {
 		return nil, mapLighthouseError(err)
 	}
 	if re := rep.RuntimeError; re != nil {
+		var proxyErr *guard.ProxyError
+		if errors.As(rep.Failure, &proxyErr) { // the operator's, not the target's
+			return nil, NewError(CodeLighthouseUnexpected, rep.Failure, "the proxy for this country could not be used")
+		}
 		if slices.Contains(loadErrors, re.Code) {
 			return nil, NewError(CodeUnableToConnect, nil, "%s: %s (%s)", res.URL, re.Message, re.Code)
 		}

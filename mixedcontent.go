@@ -90,7 +90,7 @@ func (c *Client) MixedContent(ctx context.Context, rawURL string, opts MixedCont
 		if err != nil {
 			return err
 		}
-		res.RedirectedURL = v.URL
+		res.loaded(v)
 		if html, err = j.HTML(ctx, MaxDocumentBytes); err != nil {
 			return err
 		}

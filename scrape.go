@@ -94,8 +94,11 @@ func (c *Client) fetchDocument(ctx context.Context, p *page, o docOptions, faile
 	return d, nil
 }
 
-// fetchStatic GETs p's page through the guard, without a browser.
+// fetchStatic GETs p's page through the guard, without a browser,
+// within p's timeout.
 func (c *Client) fetchStatic(ctx context.Context, p *page, failed Code) (*document, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.job.Timeout)
+	defer cancel()
 	if err := c.checkPage(ctx, p.target); err != nil {
 		return nil, err
 	}

@@ -100,7 +100,7 @@ func TestMetaScrapeWithoutBrowser(t *testing.T) {
 	if res.Metadata.Title != "Council approves new cycle lanes for city centre" || res.Metadata.Author != "Priya Natarajan" {
 		t.Errorf("metadata: %+v", res.Metadata)
 	}
-	want := sitediag.MetaScrapeSettings{PageSettings: sitediag.PageSettings{Device: "desktop", BlockAds: true}, Format: "json"}
+	want := sitediag.MetaScrapeSettings{PageSettings: sitediag.PageSettings{Device: "desktop", BlockAds: true, Timeout: 60}, Format: "json"}
 	if res.Settings != want || res.URL != site.URL+"/moved" || res.RedirectedURL != site.URL+"/news-article.html" || res.Markdown != "" {
 		t.Errorf("settings %+v, visit %+v", res.Settings, res.PageVisit)
 	}

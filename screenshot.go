@@ -162,14 +162,11 @@ func screenshotSettings(p *page, opts ScreenshotOptions, set *ScreenshotSettings
 	if opts.Delay < 0 || opts.Delay > MaxDelay {
 		return shot, InvalidParameter("delay", "must be between 0 and 10 seconds")
 	}
-	format := browser.Format(opts.Type)
-	switch format {
-	case "":
-		format = browser.PNG
-	case browser.PNG, browser.JPEG, browser.WebP:
-	default:
-		return shot, InvalidParameter("type", "must be png, jpeg or webp")
+	typ, err := oneOf("type", opts.Type, string(browser.PNG), string(browser.PNG), string(browser.JPEG), string(browser.WebP))
+	if err != nil {
+		return shot, err
 	}
+	format := browser.Format(typ)
 	theme, err := oneOf("theme", opts.Theme, "auto", "light", "dark", "auto")
 	if err != nil {
 		return shot, err

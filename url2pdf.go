@@ -89,7 +89,8 @@ func (c *Client) URL2PDF(ctx context.Context, rawURL string, opts URL2PDFOptions
 		if err != nil {
 			return err
 		}
-		res.RedirectedURL, res.BlockedRequests = v.URL, j.Stats().Refused
+		res.loaded(v)
+		res.BlockedRequests = j.Stats().Refused
 		if opts.AddTimestamp {
 			pdf.Timestamp = c.cfg.Now()
 		}

@@ -170,7 +170,7 @@ func New(cfg Config) (*Pool, error) {
 // Do runs fn as one job: it waits for a slot (or fails with *BusyError),
 // starts the browser if needed, opens a browser context and a page with
 // opts, and hands them to fn with the job's context, whose deadline is
-// Config.JobTimeout. Everything the job opened is released when fn
+// Config.JobTimeout, or opts.Timeout when that is shorter. Everything the job opened is released when fn
 // returns. When the browser or the page crashes during the job, or the
 // pool is closed, the job's context is cancelled and the error wraps
 // ErrCrashed or ErrClosed.
@@ -189,7 +189,7 @@ func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Cont
 	}
 	defer func() { <-p.slots }()
 	// The deadline runs from here: starting the browser is part of the job.
-	ctx, cancelTimeout := context.WithTimeout(ctx, p.cfg.JobTimeout)
+	ctx, cancelTimeout := context.WithTimeout(ctx, p.JobTimeout(opts))
 	defer cancelTimeout()
 	in, err := p.instance(ctx)
 	if err != nil {
@@ -232,6 +232,15 @@ func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Cont
 		return fmt.Errorf("%w: %w", cause, err)
 	}
 	return err
+}
+
+// JobTimeout is the deadline of a job with opts: Config.JobTimeout, or
+// opts.Timeout when that is shorter.
+func (p *Pool) JobTimeout(opts JobOptions) time.Duration {
+	if opts.Timeout > 0 {
+		return min(opts.Timeout, p.cfg.JobTimeout)
+	}
+	return p.cfg.JobTimeout
 }
 
 // prepareSpare has in open a blank page for the next job while this one

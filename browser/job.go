@@ -21,6 +21,10 @@ const (
 	quietPeriod   = 50 * time.Millisecond // that is without a request for this long
 	docEventsWait = 2 * time.Second       // for a failed navigation's events
 	closeTimeout  = 5 * time.Second       // for releasing a job's context
+	// busyProbe is how long the page's main thread has to answer, once
+	// the wait for the load has ended, before its scripts count as
+	// keeping it busy.
+	busyProbe = time.Second
 )
 
 // JobOptions shape a job's browser context and page. The zero value is a
@@ -48,6 +52,9 @@ type JobOptions struct {
 	// Upstream is a proxy (a country proxy) that the job's allowed
 	// requests go through. Nil means direct.
 	Upstream *url.URL
+	// Timeout shortens the job's deadline (see Pool.JobTimeout). Zero
+	// means Config.JobTimeout.
+	Timeout time.Duration
 }
 
 // Job is one page in its own browser context, behind its own filtering
@@ -452,6 +459,13 @@ type Visit struct {
 	URL string
 	// Status is its HTTP status.
 	Status int
+	// Loaded says the page's load event fired within the wait; when
+	// false, the page is used as it was when the wait ended.
+	Loaded bool
+	// ScriptsStopped says the page's scripts were keeping its main
+	// thread busy when the wait ended (as while(true){} does), so they
+	// were stopped and disabled: the page stays as it was then.
+	ScriptsStopped bool
 	// Challenge names the challenge interstitial the page showed, or is
 	// empty; ChallengeCleared says whether it went away in time.
 	Challenge        string
@@ -459,10 +473,14 @@ type Visit struct {
 }
 
 // Load navigates the page to target and waits for it: the load event (at
-// most 30 s), then a quiet network (at most 3 s), then the options.
+// most 30 s, and at most half the time ctx has left), then a quiet
+// network (at most 3 s), then the options. A page whose scripts keep its
+// main thread busy when that wait ends has them stopped (see
+// Visit.ScriptsStopped), so that it can still be read and captured.
 // Errors: a *NavigationError when the main document could not be loaded
 // (its Err wraps ErrNotAllowed when the policy refused it, a redirect
-// included), ErrCrashed, or a *StepError.
+// included), ErrCrashed, ctx's error when it ends after the document
+// arrived, or a *StepError.
 func (j *Job) Load(ctx context.Context, target string, opts LoadOptions) (*Visit, error) {
 	if u, err := url.Parse(target); err == nil {
 		// In the proxy's form: lower case, no trailing dot.
@@ -485,9 +503,11 @@ func (j *Job) Load(ctx context.Context, target string, opts LoadOptions) (*Visit
 	if nav.ErrorText != "" {
 		return nil, j.navigationFailed(ctx, target, nav.LoaderID, nav.ErrorText)
 	}
-	j.settle(ctx)
-	v := &Visit{}
-	if opts.WaitForChallenge {
+	v := &Visit{Loaded: j.settle(ctx)}
+	if v.ScriptsStopped, err = j.stopBusyScripts(ctx); err != nil {
+		return nil, err
+	}
+	if opts.WaitForChallenge && !v.ScriptsStopped {
 		v.Challenge, v.ChallengeCleared = j.waitChallenge(ctx)
 	}
 	if opts.HideCookieBanners {
@@ -502,7 +522,9 @@ func (j *Job) Load(ctx context.Context, target string, opts LoadOptions) (*Visit
 		}
 	}
 	if ctx.Err() != nil {
-		return nil, j.interrupted(ctx, target)
+		// The document arrived: the time went on the page, not the
+		// network.
+		return nil, j.fail(ctx, "waiting for the page", ctx.Err())
 	}
 	doc := j.state.doc()
 	if doc.url == "" {
@@ -517,8 +539,8 @@ func (j *Job) Load(ctx context.Context, target string, opts LoadOptions) (*Visit
 
 // settle waits for the current main document to load and then for the
 // page's network to go quiet: no request under way for quietPeriod.
-// Both waits are bounded.
-func (j *Job) settle(ctx context.Context) {
+// Both waits are bounded. It reports whether the document loaded.
+func (j *Job) settle(ctx context.Context) bool {
 	wait := loadWait
 	if dl, ok := ctx.Deadline(); ok {
 		// Leave time for what comes after the load.
@@ -526,23 +548,46 @@ func (j *Job) settle(ctx context.Context) {
 	}
 	loaded := func(s *pageData) bool { return s.lifecycle[lifecycleKey{s.doc.loaderID, "load"}] }
 	if !j.state.wait(ctx, wait, loaded) {
-		return
+		return false
 	}
 	deadline := time.Now().Add(idleWait)
 	idle := func(s *pageData) bool { return len(s.inflight) == 0 }
 	for j.state.wait(ctx, time.Until(deadline), idle) {
 		quiet := quietPeriod - time.Since(j.state.activity())
 		if quiet <= 0 || time.Now().After(deadline) {
-			return
+			break
 		}
 		t := time.NewTimer(quiet)
 		select {
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return
+			return true
 		}
 	}
+	return true
+}
+
+// stopBusyScripts checks whether the page's scripts keep its main thread
+// busy: it does not answer a trivial evaluation within busyProbe. If so,
+// it disables the page's scripts and terminates the one running, so the
+// page can be read and captured as it is, and reports true.
+func (j *Job) stopBusyScripts(ctx context.Context) (bool, error) {
+	probe, cancel := context.WithTimeout(ctx, busyProbe)
+	_, err := proto.RuntimeEvaluate{Expression: "0"}.Call(j.page.Context(probe))
+	busy := err != nil && probe.Err() != nil && ctx.Err() == nil
+	cancel()
+	if !busy {
+		return false, nil
+	}
+	page := j.page.Context(ctx)
+	if err := (proto.EmulationSetScriptExecutionDisabled{Value: true}).Call(page); err != nil {
+		return false, j.fail(ctx, "disabling the page's scripts", err)
+	}
+	if err := (proto.RuntimeTerminateExecution{}).Call(page); err != nil {
+		return false, j.fail(ctx, "stopping the page's scripts", err)
+	}
+	return true, nil
 }
 
 // navigationFailed builds the error of a navigation Chromium gave up on,
@@ -567,16 +612,21 @@ func (j *Job) interrupted(ctx context.Context, target string) error {
 
 // failure is what the job's proxy knows about the last request to the
 // host of rawURL: nil when it went through.
-func (j *Job) failure(rawURL string) error {
+func (j *Job) failure(rawURL string) error { return FailureOf(j.proxy, rawURL) }
+
+// FailureOf is what p knows about the last request to the host and port
+// of rawURL (see Proxy.Failure): nil when it went through, or when
+// rawURL is not an http or https URL.
+func FailureOf(p Proxy, rawURL string) error {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil
 	}
 	port := map[string]uint64{"http": 80, "https": 443}[u.Scheme]
-	if p := u.Port(); p != "" {
-		if port, err = strconv.ParseUint(p, 10, 16); err != nil {
+	if n := u.Port(); n != "" {
+		if port, err = strconv.ParseUint(n, 10, 16); err != nil {
 			return nil
 		}
 	}
-	return j.proxy.Failure(u.Hostname(), uint16(port))
+	return p.Failure(u.Hostname(), uint16(port))
 }

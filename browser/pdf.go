@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"html"
 	"io"
 	"time"
@@ -93,6 +94,9 @@ func (j *Job) PDF(ctx context.Context, o PDFOptions, w io.Writer) (int64, error)
 	if scale == 0 {
 		scale = 1
 	}
+	if err := j.forcePageSize(ctx, width, height, o.Landscape); err != nil {
+		return 0, err
+	}
 	inch := func(mm float64) *float64 { v := mm / 25.4; return &v }
 	req := proto.PagePrintToPDF{
 		Landscape:       o.Landscape,
@@ -142,6 +146,36 @@ func (j *Job) PDF(ctx context.Context, o PDFOptions, w io.Writer) (int64, error)
 			return n, nil
 		}
 	}
+}
+
+// forcePageSize makes the paper (width by height millimetres, portrait,
+// turned when landscape) the page's CSS page size, in a stylesheet of
+// DevTools' own that the page's Content-Security-Policy does not apply
+// to: Chromium lets the page's @page size (A3, landscape, …) turn the
+// paper it is given otherwise.
+func (j *Job) forcePageSize(ctx context.Context, width, height float64, landscape bool) error {
+	if landscape {
+		width, height = height, width
+	}
+	page := j.page.Context(ctx)
+	if err := (proto.DOMEnable{}).Call(page); err != nil {
+		return j.fail(ctx, "setting the page size", err)
+	}
+	if err := (proto.CSSEnable{}).Call(page); err != nil {
+		return j.fail(ctx, "setting the page size", err)
+	}
+	sheet, err := proto.CSSCreateStyleSheet{FrameID: proto.PageFrameID(j.targetID)}.Call(page)
+	if err != nil {
+		return j.fail(ctx, "setting the page size", err)
+	}
+	_, err = proto.CSSSetStyleSheetText{
+		StyleSheetID: sheet.StyleSheetID,
+		Text:         fmt.Sprintf("@page { size: %.2fmm %.2fmm !important; }", width, height),
+	}.Call(page)
+	if err != nil {
+		return j.fail(ctx, "setting the page size", err)
+	}
+	return nil
 }
 
 type errUnknownPaper Paper

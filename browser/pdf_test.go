@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -87,4 +88,34 @@ func TestPDF(t *testing.T) {
 			t.Errorf("scale %.1f gave %d pages, scale %.0f gave %d; want fewer at the smaller scale", MinPDFScale, small, MaxPDFScale, large)
 		}
 	})
+}
+
+// The paper asked for wins over the page's own CSS @page size and
+// orientation.
+func TestPDFPaperOverCSSPageSize(t *testing.T) {
+	e := newEnv(t, Config{})
+	const mm = 72 / 25.4
+	for _, tc := range []struct {
+		name, css string
+		opts      PDFOptions
+		w, h      float64
+	}{
+		{"@page a3, letter landscape asked", "size:A3", PDFOptions{Paper: Letter, Landscape: true}, 792, 612},
+		{"@page landscape, a5 portrait asked", "size:landscape", PDFOptions{Paper: A5}, 148 * mm, 210 * mm},
+		{"@page a3 landscape, a4 asked", "size:A3 landscape", PDFOptions{Paper: A4}, 210 * mm, 297 * mm},
+		{"@page 100mm, legal landscape asked", "size:100mm 50mm;margin:0", PDFOptions{Paper: Legal, Landscape: true}, 1008, 612},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// A strict Content-Security-Policy does not keep the paper's
+			// size off the page.
+			page := e.site.page("/css-"+strings.ReplaceAll(tc.name, " ", "-"), `<!doctype html>`+
+				`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'nonce-n'">`+
+				`<style nonce="n">@page{`+tc.css+`}</style><h1>Paper</h1>`)
+			for i, b := range mediaBoxes(t, e.print(t, page, tc.opts)) {
+				if math.Abs(b[0]-tc.w) > 1 || math.Abs(b[1]-tc.h) > 1 {
+					t.Errorf("page %d is %.1f×%.1f pt, want %.1f×%.1f", i+1, b[0], b[1], tc.w, tc.h)
+				}
+			}
+		})
+	}
 }

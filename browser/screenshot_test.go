@@ -305,3 +305,57 @@ func dark(img image.Image, r image.Rectangle) int {
 	}
 	return n
 }
+
+// A page whose scripts never yield is captured at the deadline: the wait
+// for its load ends at half the job's time, its scripts are stopped, and
+// what it had parsed and painted by then is in the image.
+func TestScreenshotOfABusyPage(t *testing.T) {
+	e := newEnv(t, Config{})
+	busy := e.site.page("/busy", `<!doctype html><body style="margin:0;background:#f00">`+
+		`<script>while(true){}</script><p>never parsed</p><script>document.body.style.background='#00f'</script>`)
+	e.do(t, JobOptions{}, func(context.Context, *Job) error { return nil }) // the browser's start is not the page's time
+	began := time.Now()
+	var v *Visit
+	var shot *Shot
+	var html string
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	err := e.pool.Do(ctx, JobOptions{Timeout: 6 * time.Second}, func(ctx context.Context, j *Job) error {
+		var err error
+		if v, err = j.Load(ctx, busy, LoadOptions{WaitForChallenge: true}); err != nil {
+			return err
+		}
+		if shot, err = j.Screenshot(ctx, ShotOptions{Format: PNG}); err != nil {
+			return err
+		}
+		html, err = j.HTML(ctx, 1<<20)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("busy page: %v", err)
+	}
+	if took := time.Since(began); took > 6*time.Second {
+		t.Errorf("took %s, want within the job's 6 s", took)
+	}
+	if v.Loaded || !v.ScriptsStopped {
+		t.Errorf("visit %+v, want not loaded, scripts stopped", v)
+	}
+	if px := decode(t, shot.Data, "png").At(50, 50); !near(px, red) {
+		t.Errorf("pixel %v, want the red the page had painted (its later scripts stay stopped)", px)
+	}
+	if !strings.Contains(html, "never parsed") {
+		t.Errorf("document %q: want the rest of the page parsed once its scripts stopped", html)
+	}
+}
+
+// A page that yields is loaded as before: nothing is stopped.
+func TestLoadOfAnIdlePage(t *testing.T) {
+	e := newEnv(t, Config{})
+	v, _, err := e.load(t, e.site.page("/idle", `<!doctype html><p>idle</p>`), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Loaded || v.ScriptsStopped {
+		t.Errorf("visit %+v, want loaded, scripts running", v)
+	}
+}

@@ -9,9 +9,11 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -59,16 +61,29 @@ type LocalStore struct {
 // artifacts older than ttl (DefaultArtifactTTL when zero) every ttl/24 or
 // every minute, whichever is longer.
 func NewLocalStore(dir string, ttl time.Duration) (*LocalStore, error) {
-	if ttl <= 0 {
-		ttl = DefaultArtifactTTL
-	}
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("httpapi: artifact store: %w", err)
 	}
+	return newLocalStore(dir, ttl), nil
+}
+
+// newLocalStore is NewLocalStore without creating dir: Put and Check
+// create it when it is missing.
+func newLocalStore(dir string, ttl time.Duration) *LocalStore {
+	if ttl <= 0 {
+		ttl = DefaultArtifactTTL
+	}
 	s := &LocalStore{dir: dir, ttl: ttl, stop: make(chan struct{}), done: make(chan struct{})}
 	go s.sweepLoop(max(ttl/24, time.Minute))
-	return s, nil
+	return s
 }
+
+// defaultStore is the store of every handler built without
+// Options.Artifacts: one per process, in <temporary directory>/sitediag/artifacts
+// (where examples/server keeps them by default), with DefaultArtifactTTL.
+var defaultStore = sync.OnceValue(func() *LocalStore {
+	return newLocalStore(filepath.Join(os.TempDir(), "sitediag", "artifacts"), 0)
+})
 
 // Put writes r to a new file.
 func (s *LocalStore) Put(ctx context.Context, ext string, r io.Reader) (string, error) {
@@ -77,6 +92,9 @@ func (s *LocalStore) Put(ctx context.Context, ext string, r io.Reader) (string, 
 	name := hex.EncodeToString(id[:]) + "." + ext
 	if !artifactName.MatchString(name) {
 		return "", fmt.Errorf("httpapi: bad artifact extension %q", ext)
+	}
+	if err := os.MkdirAll(s.dir, 0o750); err != nil {
+		return "", fmt.Errorf("httpapi: artifact store: %w", err)
 	}
 	f, err := os.CreateTemp(s.dir, ".put-*")
 	if err != nil {
@@ -115,6 +133,9 @@ func (s *LocalStore) Open(_ context.Context, name string) (io.ReadSeekCloser, ti
 
 // Check writes and removes a probe file.
 func (s *LocalStore) Check(context.Context) error {
+	if err := os.MkdirAll(s.dir, 0o750); err != nil {
+		return fmt.Errorf("httpapi: artifact store not writable: %w", err)
+	}
 	f, err := os.CreateTemp(s.dir, ".check-*")
 	if err != nil {
 		return fmt.Errorf("httpapi: artifact store not writable: %w", err)
@@ -178,10 +199,6 @@ func (c ctxReader) Read(p []byte) (int, error) {
 func (h *Handler) artifact(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 	name := ps.ByName("name")
 	notFound := sitediag.NewError(sitediag.CodeNotFound, nil, "no such artifact")
-	if h.opts.Artifacts == nil {
-		h.writeError(w, r, notFound)
-		return
-	}
 	f, modTime, err := h.opts.Artifacts.Open(r.Context(), name)
 	if err != nil {
 		h.writeError(w, r, notFound)
@@ -201,9 +218,6 @@ func (h *Handler) artifact(w http.ResponseWriter, r *http.Request, ps httprouter
 // body's reads return as a *sitediag.Error comes back wrapped, so the
 // operation's own code reaches the caller.
 func (h *Handler) storeArtifact(ctx context.Context, ext string, body io.Reader) (string, error) {
-	if h.opts.Artifacts == nil {
-		return "", errors.New("httpapi: no artifact store configured")
-	}
 	c := &counted{Reader: body}
 	name, err := h.opts.Artifacts.Put(ctx, ext, c)
 	if err != nil {
@@ -215,7 +229,7 @@ func (h *Handler) storeArtifact(ctx context.Context, ext string, body io.Reader)
 }
 
 // publicBase is Options.PublicURL, or the scheme and Host the request came
-// in on.
+// in on with the prefix the handler is mounted under.
 func (h *Handler) publicBase(r *http.Request) string {
 	if h.baseURL != "" {
 		return h.baseURL
@@ -224,5 +238,21 @@ func (h *Handler) publicBase(r *http.Request) string {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://" + r.Host
+	return scheme + "://" + r.Host + mountPrefix(r)
+}
+
+// mountPrefix is the path the handler is mounted under ("/diag" behind
+// http.StripPrefix("/diag", …)): what the path the request was sent to
+// has before the path the handler routes. "" when it is mounted at the
+// root, or the original path is not known.
+func mountPrefix(r *http.Request) string {
+	sent, err := url.ParseRequestURI(r.RequestURI)
+	if err != nil {
+		return ""
+	}
+	prefix, ok := strings.CutSuffix(sent.EscapedPath(), r.URL.EscapedPath())
+	if !ok {
+		return ""
+	}
+	return prefix
 }

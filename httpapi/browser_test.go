@@ -20,10 +20,12 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/internal/apitest"
+	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/internal/procs"
 	"github.com/sitediag/sitediag/internal/proxytest"
 	"github.com/sitediag/sitediag/internal/testenv"
@@ -163,6 +165,7 @@ func TestScreenshotAPI(t *testing.T) {
 			{map[string]any{"selector": "#box", "type": "png"}, "png", 120, 80, true},
 			{map[string]any{"selector": "#nothing", "fallbackToFullPage": true}, "png", 1366, 2000, false},
 			{map[string]any{"device": "mobile"}, "png", 1170, 2532, nil},
+			{map[string]any{"device": "Mobile", "type": "PNG"}, "png", 1170, 2532, nil}, // enumerations in any case
 			{map[string]any{"pageHeight": 1000, "scaleFactor": 0.5}, "png", 683, 500, nil},
 		} {
 			tc.body["url"] = site.url("/")
@@ -238,6 +241,12 @@ func TestURL2PDFAPI(t *testing.T) {
 				297 * mm, 210 * mm,
 			},
 			{
+				// Enumerations are read in any case.
+				map[string]any{"format": "A4", "orientation": "Landscape"},
+				map[string]any{"format": "a4", "orientation": "landscape"},
+				297 * mm, 210 * mm,
+			},
+			{
 				map[string]any{"format": "letter", "scale": 0.05, "addTimestamp": true, "hideCookie": true, "device": "mobile"},
 				map[string]any{"format": "letter", "scale": 0.1, "addTimestamp": true, "hideCookie": true, "device": "mobile"},
 				612, 792,
@@ -250,6 +259,27 @@ func TestURL2PDFAPI(t *testing.T) {
 			pdf := fetchArtifact(t, api, data, "application/pdf")
 			if w, h := mediaBox(t, pdf); math.Abs(w-tc.w) > 1 || math.Abs(h-tc.h) > 1 {
 				t.Errorf("%v: page is %.1f×%.1f pt, want %.1f×%.1f", tc.body, w, h, tc.w, tc.h)
+			}
+		}
+	})
+
+	t.Run("the request's paper wins over the page's @page", func(t *testing.T) {
+		for _, tc := range []struct {
+			css  string
+			body map[string]any
+			w, h float64
+		}{
+			{"size:A3", map[string]any{"format": "letter", "orientation": "landscape"}, 792, 612},
+			{"size:landscape", map[string]any{"format": "a5", "orientation": "portrait"}, 148 * mm, 210 * mm},
+		} {
+			site.handle("/paged", func(w http.ResponseWriter, _ *http.Request) {
+				io.WriteString(w, `<!doctype html><style>@page{`+tc.css+`}</style><h1>Paged</h1>`)
+			})
+			tc.body["url"] = site.url("/paged")
+			meta, data := api.Post(t, "/url2pdf", tc.body).WantSuccess(t)
+			wantMeta(t, meta, map[string]any{"format": tc.body["format"], "orientation": tc.body["orientation"]})
+			if w, h := mediaBox(t, fetchArtifact(t, api, data, "application/pdf")); math.Abs(w-tc.w) > 1 || math.Abs(h-tc.h) > 1 {
+				t.Errorf("@page{%s}, %v: page is %.1f×%.1f pt, want %.1f×%.1f", tc.css, tc.body, w, h, tc.w, tc.h)
 			}
 		}
 	})
@@ -376,5 +406,105 @@ func TestBrowserHealthy(t *testing.T) {
 	resp := api.Do(t, http.MethodGet, "/health/service", nil, map[string]string{"x-api-key": apitest.Key})
 	if !strings.Contains(string(resp.Body), `"name":"browser","status":"healthy"`) {
 		t.Errorf("health: %s, want the browser healthy", resp.Body)
+	}
+}
+
+// A page whose scripts never yield is no network failure: every browser
+// operation stops its scripts at half its timeout, goes on with the page
+// as it was, and says so.
+func TestBrowserOperationsOnABusyPage(t *testing.T) {
+	needChromium(t)
+	api := apitest.New(t, apitest.Options{Config: sitediag.Config{LighthouseDir: "../lighthouse"}})
+	site := startPages(t, api)
+	site.handle("/busy", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<!doctype html><title>Busy</title><body style="margin:0;background:#f00">`+
+			`<h1>Busy</h1><script>while(true){}</script><p>the rest</p>`)
+	})
+	// The browser's start counts against a job's deadline: start it first.
+	api.Post(t, "/screenshot", map[string]any{"url": site.url("/")}).WantSuccess(t)
+	for _, path := range []string{"/screenshot", "/url2pdf", "/metascraping", "/web-scraping", "/mixedcontent", "/brand"} {
+		t.Run(path, func(t *testing.T) {
+			began := time.Now()
+			resp := api.Post(t, path, map[string]any{"url": site.url("/busy"), "timeout": 8})
+			meta, _ := resp.WantSuccess(t)
+			if took := time.Since(began); took > 10*time.Second {
+				t.Errorf("took %s, want about the 8 s timeout at most", took)
+			}
+			if path == "/brand" {
+				return // its meta is the spec's
+			}
+			wantMeta(t, meta, map[string]any{"timeout": 8, "scriptsStopped": true, "loadTimedOut": true})
+			if msg, _ := resp.Envelope["message"].(string); path != "/mixedcontent" && !strings.Contains(msg, "its scripts kept it busy") {
+				t.Errorf("message %q, want it to say the page's scripts kept it busy", msg)
+			}
+		})
+	}
+	// Lighthouse cannot audit such a page; it gives up at the timeout,
+	// with its own code.
+	t.Run("/lighthouse", func(t *testing.T) {
+		needLighthouse(t)
+		began := time.Now()
+		api.Post(t, "/lighthouse", map[string]any{"url": site.url("/busy"), "timeout": 15}).
+			WantError(t, http.StatusInternalServerError, sitediag.CodeLighthouseUnexpected)
+		if took := time.Since(began); took > 25*time.Second {
+			t.Errorf("took %s, want about the 15 s timeout", took)
+		}
+	})
+}
+
+// timeout is checked, named when wrong, and capped by the job's deadline.
+func TestBrowserTimeoutOption(t *testing.T) {
+	needChromium(t)
+	api := apitest.New(t, apitest.Options{})
+	site := startPages(t, api)
+	for _, timeout := range []any{-1, 0.5, "10"} {
+		resp := api.Post(t, "/screenshot", map[string]any{"url": site.url("/"), "timeout": timeout})
+		resp.WantError(t, http.StatusBadRequest, sitediag.CodeInvalidParameters)
+		if d, _ := resp.Envelope["details"].(string); !strings.Contains(d, "timeout") {
+			t.Errorf("timeout %v: details %q do not name the field", timeout, d)
+		}
+	}
+	for _, tc := range []struct{ timeout, want any }{{nil, 60}, {1000, 60}, {12.5, 12.5}} {
+		meta, _ := api.Post(t, "/url2pdf", map[string]any{"url": site.url("/"), "timeout": tc.timeout}).WantSuccess(t)
+		wantMeta(t, meta, map[string]any{"timeout": tc.want, "scriptsStopped": false, "loadTimedOut": false})
+	}
+}
+
+// A country proxy that cannot be used is the operator's, not the
+// target's: every browser operation answers its own 500 *_FAILED.
+func TestBrowserUnusableCountryProxy(t *testing.T) {
+	needChromium(t)
+	// A proxy that hangs up at once. (A closed port could be taken by
+	// another listener meanwhile; this one stays ours.)
+	proxy := porttest.Listen(t, porttest.Hangup)
+	api := apitest.New(t, apitest.Options{Config: sitediag.Config{
+		Proxies:       map[string]*url.URL{"de": {Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", proxy.Port)}},
+		LighthouseDir: "../lighthouse",
+	}})
+	site := startPages(t, api)
+	for _, tc := range []struct {
+		path string
+		body map[string]any
+		code sitediag.Code
+	}{
+		{"/screenshot", nil, sitediag.CodeScreenshotFailed},
+		{"/url2pdf", nil, sitediag.CodePDFConversionFailed},
+		{"/metascraping", nil, sitediag.CodeCrawlFailed},
+		{"/metascraping", map[string]any{"renderJS": false}, sitediag.CodeCrawlFailed},
+		{"/web-scraping", nil, sitediag.CodeCrawlFailed},
+		{"/mixedcontent", nil, sitediag.CodeMixedContentCheckFailed},
+		{"/lighthouse", nil, sitediag.CodeLighthouseUnexpected},
+	} {
+		body := map[string]any{"url": site.url("/"), "proxyCountry": "de"}
+		for k, v := range tc.body {
+			body[k] = v
+		}
+		t.Run(tc.path, func(t *testing.T) {
+			if tc.path == "/lighthouse" {
+				needLighthouse(t)
+			}
+			api.Post(t, tc.path, body).WantError(t, http.StatusInternalServerError, tc.code)
+		})
 	}
 }

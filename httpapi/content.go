@@ -43,7 +43,7 @@ func (h *Handler) metaScrape(ctx context.Context, req *metaScrapeRequest, test t
 		}
 	}
 	meta := metaScrapeMeta{PageVisit: res.PageVisit, MetaScrapeSettings: res.Settings, FileOutput: req.FileOutput, Test: test}
-	return &response{Meta: meta, Data: data}, nil
+	return &response{Message: pageMessage(res.PageVisit), Meta: meta, Data: data}, nil
 }
 
 // formatList is web-scraping's format: one string or an array of them.
@@ -124,7 +124,7 @@ func (h *Handler) webScrape(ctx context.Context, req *webScrapeRequest, test tes
 	}
 	meta := webScrapeMeta{PageVisit: res.PageVisit, WebScrapeSettings: res.Settings, FileOutput: req.FileOutput,
 		WaitForFound: res.WaitForFound, Test: test}
-	return &response{Meta: meta, Data: data}, nil
+	return &response{Message: pageMessage(res.PageVisit), Meta: meta, Data: data}, nil
 }
 
 // formatExt is the file extension of a format's artifact.

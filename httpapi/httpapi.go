@@ -47,11 +47,13 @@ type Options struct {
 	// PublicURL is the absolute base URL the handler is reached at,
 	// mount prefix included (https://diag.example.com/diag); artifact
 	// URLs are built on it. If empty, they are built from the request's
-	// Host.
+	// scheme, Host and the prefix the handler is mounted under (the
+	// request's path before the path the handler routes, as
+	// http.StripPrefix leaves it).
 	PublicURL string
 	// Artifacts stores generated files (screenshots, PDFs, reports). If
-	// nil, operations that produce files fail and /health/service
-	// reports the store down.
+	// nil, a LocalStore shared by every such handler of the process, in
+	// <os.TempDir()>/sitediag/artifacts, keeping them DefaultArtifactTTL.
 	Artifacts ArtifactStore
 	// Logger receives one line per request. If nil, slog.Default().
 	Logger *slog.Logger
@@ -96,6 +98,9 @@ func New(client *sitediag.Client, opts Options) *Handler {
 	}
 	if h.now == nil {
 		h.now = time.Now
+	}
+	if h.opts.Artifacts == nil {
+		h.opts.Artifacts = defaultStore()
 	}
 	h.router = h.routes()
 	return h

@@ -41,3 +41,15 @@ func brokenLinkMessage(s sitediag.LinkSummary) string {
 	}
 	return fmt.Sprintf("Found %d broken links out of %d.", bad, s.Total)
 }
+
+// pageMessage is the message of a browser operation whose page did not
+// finish loading in time, saying what was done instead; "" when it did.
+func pageMessage(pv sitediag.PageVisit) string {
+	switch {
+	case pv.ScriptsStopped:
+		return "The page did not finish loading in time: its scripts kept it busy, so they were stopped and the page was used as it was."
+	case pv.LoadTimedOut:
+		return "The page did not finish loading in time: it was used as it was."
+	}
+	return ""
+}

@@ -79,7 +79,7 @@ func (h *Handler) screenshot(ctx context.Context, req *screenshotRequest, test t
 	if res.Settings.Selector != "" {
 		meta.SelectorFound = &res.SelectorFound
 	}
-	resp := &response{Meta: meta, Data: link}
+	resp := &response{Message: pageMessage(res.PageVisit), Meta: meta, Data: link}
 	if req.Inline {
 		b64 := base64.StdEncoding.EncodeToString(res.Image)
 		resp.Inline = screenshotInline{Base64: b64, DataURI: "data:image/" + res.Settings.Type + ";base64," + b64}

@@ -60,7 +60,8 @@ func (h *Handler) url2PDF(ctx context.Context, req *url2PDFRequest, test testRec
 		return nil, err
 	}
 	return &response{
-		Meta: url2PDFMeta{PageVisit: res.PageVisit, URL2PDFSettings: res.Settings, Test: test},
-		Data: link,
+		Message: pageMessage(res.PageVisit),
+		Meta:    url2PDFMeta{PageVisit: res.PageVisit, URL2PDFSettings: res.Settings, Test: test},
+		Data:    link,
 	}, nil
 }

@@ -1,6 +1,7 @@
 package lighthouse
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,6 +23,10 @@ type Options struct {
 	// Upstream is a proxy (a country proxy) the audit's allowed requests
 	// go through. Nil means direct.
 	Upstream *url.URL
+	// Timeout shortens the audit's deadline (Config.JobTimeout); the
+	// page then gets half of it to load unless Flags set
+	// --max-wait-for-load. Zero means Config.JobTimeout.
+	Timeout time.Duration
 }
 
 // Report is an audit's result.
@@ -40,6 +45,9 @@ type Report struct {
 	// Refused counts what the audited page tried to load that the
 	// network policy refused.
 	Refused int
+	// Failure, when RuntimeError is set, is why the audit's proxy did
+	// not serve the audited URL (see browser.FailureOf); nil when it did.
+	Failure error
 }
 
 // RuntimeError is Lighthouse's runtimeError: the page could not be
@@ -60,7 +68,11 @@ func (r *Runner) Audit(ctx context.Context, target string, opts Options) (*Repor
 	}
 	defer func() { <-r.slot }()
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(ctx, r.cfg.JobTimeout)
+	deadline := r.cfg.JobTimeout
+	if opts.Timeout > 0 {
+		deadline = min(deadline, opts.Timeout)
+	}
+	ctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
 	w, err := r.worker(ctx)
 	if err != nil {
@@ -81,6 +93,9 @@ func (r *Runner) Audit(ctx context.Context, target string, opts Options) (*Repor
 			req.Preset = opts.Flags.Preset
 		}
 	}
+	if _, ok := req.Flags["maxWaitForLoad"]; !ok && opts.Timeout > 0 {
+		req.Flags["maxWaitForLoad"] = float64((deadline / 2).Milliseconds())
+	}
 	rep, err := w.run(ctx, req)
 	if err != nil {
 		// A worker that hung or died is not used again.
@@ -95,6 +110,9 @@ func (r *Runner) Audit(ctx context.Context, target string, opts Options) (*Repor
 		return nil, err
 	}
 	report.Refused, _ = proxy.Counts()
+	if report.RuntimeError != nil {
+		report.Failure = browser.FailureOf(proxy, cmp.Or(report.FinalURL, target))
+	}
 	r.mu.Lock()
 	r.avg = (r.avg + time.Since(start)) / 2
 	r.mu.Unlock()

@@ -64,8 +64,7 @@ func run(addr string, keys []string) error {
 	})
 	mux.Handle("/diag/", http.StripPrefix("/diag", httpapi.New(client, httpapi.Options{
 		APIKeys:   keys,
-		PublicURL: "http://" + ln.Addr().String() + "/diag", // artifact links include the prefix
-		Artifacts: store,
+		Artifacts: store, // artifact links keep the /diag prefix without PublicURL
 	})))
 
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
