@@ -14,7 +14,7 @@ run: setup
 	exec ./bin/sitediag-server $(if $(ADDR),-addr $(ADDR))
 
 test: setup vet
-	$(GO) test -count=1 -timeout 15m ./...
+	$(GO) test -count=1 -timeout 30m ./...
 
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
