@@ -47,10 +47,26 @@ type Options struct {
 	// URLs are built on it. If empty, they are built from the request's
 	// Host.
 	PublicURL string
+	// RateLimiter, if set, enforces RateLimit instead of the in-process
+	// limiter, such as one shared by every replica
+	// (redislimit.Limiter, built with the same rate and RateBurst).
+	// When it fails, the in-process limiter decides that request: the
+	// handler fails open to per-replica limits, and logs it.
+	RateLimiter RateLimiter
 	// Artifacts stores generated files (screenshots, PDFs, reports). If
 	// nil, operations that produce files fail and /health/service
 	// reports the store down.
 	Artifacts ArtifactStore
+	// PresignArtifacts, when Artifacts can sign URLs (it has a
+	// SignedURL method, as blobstore.Store does), makes artifact links
+	// pre-signed URLs of the bucket, fetched from it directly; GET
+	// /artifacts/<name> then redirects to a fresh one. If false,
+	// artifacts are streamed through /artifacts/.
+	PresignArtifacts bool
+	// Backends are shared engines that /health/service reports on
+	// besides the client's dependencies and the artifact store (a Redis
+	// behind RateLimiter and the brand cache, say).
+	Backends []Backend
 	// Logger receives one line per request. If nil, slog.Default().
 	Logger *slog.Logger
 	// Now returns the current time; if nil, time.Now. Tests inject it.
@@ -59,13 +75,16 @@ type Options struct {
 
 // Handler serves the API. Build it with New.
 type Handler struct {
-	client  *sitediag.Client
-	opts    Options
-	keys    *keyring
-	router  *httprouter.Router
-	log     *slog.Logger
-	now     func() time.Time
-	baseURL string
+	client *sitediag.Client
+	opts   Options
+	keys   *keyring
+	// limiter is opts.RateLimiter, or localLimiter when that is nil.
+	limiter      RateLimiter
+	localLimiter *localLimiter
+	router       *httprouter.Router
+	log          *slog.Logger
+	now          func() time.Time
+	baseURL      string
 }
 
 // New returns the API handler for client.
@@ -73,7 +92,7 @@ func New(client *sitediag.Client, opts Options) *Handler {
 	h := &Handler{
 		client:  client,
 		opts:    opts,
-		keys:    newKeyring(opts.APIKeys, opts.RateLimit),
+		keys:    newKeyring(opts.APIKeys),
 		log:     opts.Logger,
 		now:     opts.Now,
 		baseURL: strings.TrimSuffix(opts.PublicURL, "/"),
@@ -83,6 +102,11 @@ func New(client *sitediag.Client, opts Options) *Handler {
 	}
 	if h.now == nil {
 		h.now = time.Now
+	}
+	h.localLimiter = newLocalLimiter(opts.RateLimit)
+	h.limiter = opts.RateLimiter
+	if h.limiter == nil {
+		h.limiter = h.localLimiter
 	}
 	h.router = h.routes()
 	return h
