@@ -14,6 +14,13 @@
 //	SITEDIAG_BROWSER_URL     -browser-url     remote browser (CDP URL)
 //	SITEDIAG_PROXIES         -proxies         country proxies, us=http://…,de=socks5://…
 //	SITEDIAG_RATE_LIMIT      -rate-limit      requests per second per key; 0 = no limit (10)
+//	SITEDIAG_ARTIFACTS_URL   -artifacts-url   file:///dir (default <data-dir>/artifacts) or s3://bucket?endpoint=…&region=…
+//	SITEDIAG_ARTIFACTS_PRESIGN -artifacts-presign  1: artifact links are pre-signed bucket URLs
+//	SITEDIAG_REDIS_URL       -redis-url       redis://…: rate limits and the brand cache shared by every replica
+//
+// With SITEDIAG_REDIS_URL set and Redis down, the server fails open:
+// each replica limits keys on its own, /brand extracts without the cache,
+// and /health/service reports the service "redis" down.
 package main
 
 import (
@@ -38,12 +45,16 @@ import (
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/httpapi"
+	"github.com/sitediag/sitediag/redisbrand"
+	"github.com/sitediag/sitediag/redislimit"
 )
 
 // settings are the server's configuration after flags and environment.
 type settings struct {
 	addr, apiKeys, publicURL, dataDir, allowNetworks, dnsServers string
 	chromePath, browserURL, proxies                              string
+	artifactsURL, redisURL                                       string
+	presign                                                      bool
 	rateLimit                                                    float64
 }
 
@@ -73,6 +84,13 @@ func parseSettings(args []string) (*settings, error) {
 	fs.StringVar(&s.chromePath, "chrome-path", env("SITEDIAG_CHROME_PATH", ""), "Chromium binary (SITEDIAG_CHROME_PATH)")
 	fs.StringVar(&s.browserURL, "browser-url", env("SITEDIAG_BROWSER_URL", ""), "remote browser CDP URL (SITEDIAG_BROWSER_URL)")
 	fs.StringVar(&s.proxies, "proxies", env("SITEDIAG_PROXIES", ""), "country proxies cc=url,… (SITEDIAG_PROXIES)")
+	fs.StringVar(&s.artifactsURL, "artifacts-url", env("SITEDIAG_ARTIFACTS_URL", ""), "artifact store: file:///dir or s3://bucket?… (SITEDIAG_ARTIFACTS_URL; default <data-dir>/artifacts)")
+	fs.StringVar(&s.redisURL, "redis-url", env("SITEDIAG_REDIS_URL", ""), "Redis for shared rate limits and brand cache (SITEDIAG_REDIS_URL)")
+	presign := env("SITEDIAG_ARTIFACTS_PRESIGN", "0")
+	fs.Func("artifacts-presign", "1: artifact links are pre-signed bucket URLs (SITEDIAG_ARTIFACTS_PRESIGN)", func(v string) error {
+		presign = v
+		return nil
+	})
 	rate := env("SITEDIAG_RATE_LIMIT", "10")
 	fs.Func("rate-limit", "requests per second per key, 0 = no limit (SITEDIAG_RATE_LIMIT, default 10)", func(v string) error {
 		rate = v
@@ -86,6 +104,9 @@ func parseSettings(args []string) (*settings, error) {
 		return nil, fmt.Errorf("rate limit %q is not a number >= 0", rate)
 	}
 	s.rateLimit = r
+	if s.presign, err = strconv.ParseBool(presign); err != nil {
+		return nil, fmt.Errorf("artifacts presign %q is not 0 or 1", presign)
+	}
 	return s, nil
 }
 
@@ -135,13 +156,33 @@ func run(args []string, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	rate := s.rateLimit
+	if rate == 0 {
+		rate = -1 // 0 means no limit here; httpapi reads negative as none
+	}
+	var limiter httpapi.RateLimiter
+	var backends []httpapi.Backend
+	if s.redisURL != "" {
+		rdb, err := openRedis(s.redisURL)
+		if err != nil {
+			return err
+		}
+		defer rdb.Close()
+		cfg.BrandCache = redisbrand.New(rdb, redisbrand.Options{})
+		if rate > 0 {
+			if limiter, err = redislimit.New(rdb, redislimit.Options{Rate: rate, Burst: httpapi.RateBurst(rate)}); err != nil {
+				return err
+			}
+		}
+		backends = append(backends, redisBackend{rdb})
+	}
 	client, err := sitediag.New(cfg)
 	if err != nil {
 		return err
 	}
 	defer client.Close()
 
-	store, err := httpapi.NewLocalStore(filepath.Join(s.dataDir, "artifacts"), 0)
+	store, err := openArtifacts(context.Background(), s.artifactsURL, s.dataDir)
 	if err != nil {
 		return err
 	}
@@ -153,16 +194,15 @@ func run(args []string, log *slog.Logger) error {
 		keys = []string{key}
 		fmt.Fprintf(os.Stdout, "No SITEDIAG_API_KEYS set; generated an API key for this run:\n\n    %s\n\n", key)
 	}
-	rate := s.rateLimit
-	if rate == 0 {
-		rate = -1 // 0 means no limit here; httpapi reads negative as none
-	}
 	handler := httpapi.New(client, httpapi.Options{
-		APIKeys:   keys,
-		RateLimit: rate,
-		PublicURL: s.publicURL,
-		Artifacts: store,
-		Logger:    log,
+		APIKeys:          keys,
+		RateLimit:        rate,
+		RateLimiter:      limiter,
+		PublicURL:        s.publicURL,
+		Artifacts:        store,
+		PresignArtifacts: s.presign,
+		Backends:         backends,
+		Logger:           log,
 	})
 
 	ln, err := net.Listen("tcp", s.addr)
