@@ -18,11 +18,7 @@ import (
 // generated key and the listen address from its output, asks /health
 // with the key, then stops it with SIGTERM and expects a clean exit.
 func TestServerRun(t *testing.T) {
-	bin := t.TempDir() + "/server"
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-data-dir", t.TempDir())
+	cmd := exec.Command(buildServer(t), "-addr", "127.0.0.1:0", "-data-dir", t.TempDir())
 	cmd.Env = append(os.Environ(), "SITEDIAG_API_KEYS=")
 	stdout, _ := cmd.StdoutPipe()
 	stderr, _ := cmd.StderrPipe()
@@ -74,6 +70,22 @@ func TestServerRun(t *testing.T) {
 		t.Fatalf("/health: %d %s", resp.StatusCode, body)
 	}
 
+	stop(t, cmd)
+}
+
+// buildServer builds this command into the test's temporary directory.
+func buildServer(t *testing.T) string {
+	t.Helper()
+	bin := t.TempDir() + "/server"
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// stop sends SIGTERM and wants a clean exit within 30 s.
+func stop(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
 	cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
