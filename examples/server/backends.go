@@ -67,6 +67,8 @@ func openRedis(rawURL string) (*redis.Client, error) {
 	if !q.Has("max_retries") {
 		opts.MaxRetries = 1
 	}
+	opts.DialerRetries = 1 // one dial a command: a Redis that is down fails fast
+	opts.DialerRetryTimeout = 10 * time.Millisecond
 	return redis.NewClient(opts), nil
 }
 
