@@ -67,6 +67,8 @@ type Store struct {
 	description string
 	opts        Options
 	sweep       *sweep.Loop
+	// stopSweep cancels a sweep in progress when the store closes.
+	stopSweep context.CancelFunc
 }
 
 // Open opens the bucket at rawURL, such as
@@ -106,8 +108,12 @@ func New(bucket *blob.Bucket, opts Options) *Store {
 		every = sweep.Interval(opts.TTL)
 	}
 	if every > 0 {
+		// The sweeper serves no request: its context is its own, ended
+		// by Close, and each sweep is bounded by the interval.
+		var life context.Context
+		life, s.stopSweep = context.WithCancel(context.Background())
 		s.sweep = sweep.Start(every, func(now time.Time) {
-			ctx, cancel := context.WithTimeout(context.Background(), every)
+			ctx, cancel := context.WithTimeout(life, every)
 			defer cancel()
 			s.Sweep(ctx, now)
 		})
@@ -221,6 +227,7 @@ func (s *Store) Describe() string { return s.description }
 // Stored artifacts stay.
 func (s *Store) Close() error {
 	if s.sweep != nil {
+		s.stopSweep()
 		s.sweep.Stop()
 	}
 	if s.ownsBucket {
