@@ -4,19 +4,19 @@
 // Every setting is a flag whose default comes from an environment
 // variable (the names are part of the contract):
 //
-//	SITEDIAG_ADDR            -addr            listen address (127.0.0.1:8080)
-//	SITEDIAG_API_KEYS        -api-keys        comma list; empty: one is generated and printed once
-//	SITEDIAG_PUBLIC_URL      -public-url      absolute base URL for artifact links
-//	SITEDIAG_DATA_DIR        -data-dir        where artifacts and the brand cache are kept
-//	SITEDIAG_ALLOW_NETWORKS  -allow-networks  CIDRs exempt from the SSRF deny table
-//	SITEDIAG_DNS_SERVERS     -dns-servers     host:port list used for every resolution
-//	SITEDIAG_CHROME_PATH     -chrome-path     Chromium binary
-//	SITEDIAG_BROWSER_URL     -browser-url     remote browser (CDP URL)
-//	SITEDIAG_PROXIES         -proxies         country proxies, us=http://…,de=socks5://…
-//	SITEDIAG_RATE_LIMIT      -rate-limit      requests per second per key; 0 = no limit (10)
-//	SITEDIAG_ARTIFACTS_URL   -artifacts-url   file:///dir (default <data-dir>/artifacts) or s3://bucket?endpoint=…&region=…
-//	SITEDIAG_ARTIFACTS_PRESIGN -artifacts-presign  1: artifact links are pre-signed bucket URLs
-//	SITEDIAG_REDIS_URL       -redis-url       redis://…: rate limits and the brand cache shared by every replica
+//	SITEDIAG_ADDR                -addr                listen address (127.0.0.1:8080)
+//	SITEDIAG_API_KEYS            -api-keys            comma list; empty: one is generated and printed once
+//	SITEDIAG_PUBLIC_URL          -public-url          absolute base URL for artifact links
+//	SITEDIAG_DATA_DIR            -data-dir            where artifacts and the brand cache are kept
+//	SITEDIAG_ALLOW_NETWORKS      -allow-networks      CIDRs exempt from the SSRF deny table
+//	SITEDIAG_DNS_SERVERS         -dns-servers         host:port list used for every resolution
+//	SITEDIAG_CHROME_PATH         -chrome-path         Chromium binary
+//	SITEDIAG_BROWSER_URL         -browser-url         remote browser (CDP URL), or a comma list to spread jobs over
+//	SITEDIAG_PROXIES             -proxies             country proxies, us=http://…,de=socks5://…
+//	SITEDIAG_RATE_LIMIT          -rate-limit          requests per second per key; 0 = no limit (10)
+//	SITEDIAG_ARTIFACTS_URL       -artifacts-url       file:///dir (default <data-dir>/artifacts) or s3://bucket?endpoint=…&region=…
+//	SITEDIAG_ARTIFACTS_PRESIGN   -artifacts-presign   1: artifact links are pre-signed bucket URLs
+//	SITEDIAG_REDIS_URL           -redis-url           redis://…: rate limits and the brand cache shared by every replica
 //
 // With SITEDIAG_REDIS_URL set and Redis down, the server fails open:
 // each replica limits keys on its own, /brand extracts without the cache,
@@ -187,6 +187,11 @@ func run(args []string, log *slog.Logger) error {
 		return err
 	}
 	defer store.Close()
+	if _, ok := store.(interface {
+		SignedURL(context.Context, string) (string, error)
+	}); s.presign && !ok {
+		return errors.New("SITEDIAG_ARTIFACTS_PRESIGN=1 needs a bucket in SITEDIAG_ARTIFACTS_URL (s3://…), not a directory")
+	}
 
 	keys := splitList(s.apiKeys)
 	if len(keys) == 0 {

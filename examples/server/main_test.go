@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -193,5 +194,13 @@ func TestOpenRedis(t *testing.T) {
 	}
 	if _, err := openRedis("http://127.0.0.1/"); err == nil {
 		t.Error("openRedis(http://…) accepted")
+	}
+}
+
+func TestPresignNeedsBucket(t *testing.T) {
+	t.Setenv("SITEDIAG_ARTIFACTS_PRESIGN", "1")
+	err := run([]string{"-addr", "127.0.0.1:0", "-data-dir", t.TempDir(), "-api-keys", "k"}, slog.New(slog.DiscardHandler))
+	if err == nil || !strings.Contains(err.Error(), "needs a bucket") {
+		t.Errorf("presign with a local store: got %v, want a refusal", err)
 	}
 }
