@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -11,7 +12,9 @@ import (
 )
 
 // TestFleet spreads jobs over two remote browsers and a URL where none
-// answers: every job runs, both browsers take some, the dead one rests.
+// answers: every job runs, both browsers take some, the dead one rests,
+// and what the pages load still goes through the jobs' filtering
+// proxies (a refused address is never reached).
 func TestFleet(t *testing.T) {
 	e := newEnv(t, Config{})
 	procA, urlA := launchRemote(t, e)
@@ -30,7 +33,9 @@ func TestFleet(t *testing.T) {
 	if st := f.Status(t.Context()); !st.Ready || !strings.HasPrefix(st.Message, "2 of 3 browsers ready") {
 		t.Errorf("status before any job: %+v, want ready, 2 of 3", st)
 	}
-	page := e.site.page("/fleet", `<!doctype html><title>fleet</title><body>hello`)
+	forbidden := listenForbidden(t)
+	page := e.site.page("/fleet", fmt.Sprintf(`<!doctype html><title>fleet</title><body>hello
+<img src="http://127.0.0.2:%d/x.png"><img src="http://evil.test:%d/y.png">`, forbidden.port, forbidden.port))
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -38,8 +43,13 @@ func TestFleet(t *testing.T) {
 	for range 4 {
 		wg.Go(func() {
 			errs <- f.Do(ctx, JobOptions{}, func(ctx context.Context, j *Job) error {
-				_, err := j.Load(ctx, page, LoadOptions{})
-				return err
+				if _, err := j.Load(ctx, page, LoadOptions{}); err != nil {
+					return err
+				}
+				if n := j.Stats().Refused; n < 2 {
+					return fmt.Errorf("the job's proxy refused %d requests, want 2", n)
+				}
+				return nil
 			})
 		})
 	}
@@ -61,6 +71,9 @@ func TestFleet(t *testing.T) {
 		if (i == 0) != (started == 0) {
 			t.Errorf("browser %s ran %d jobs; want none on the dead one, some on each live one", name, started)
 		}
+	}
+	if n := forbidden.conns.Load(); n != 0 {
+		t.Errorf("the refused address got %d connections from the fleet's browsers, want 0", n)
 	}
 	if order := f.order(); order[len(order)-1] != 0 {
 		t.Errorf("order %v: want the dead browser last while it rests", order)
