@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,11 +25,37 @@ import (
 	"github.com/sitediag/sitediag/internal/testenv"
 )
 
-// Two keys: work for the diagnoses, burst for the shared rate limit.
+// The keys: work for the diagnoses, burst for the shared rate limit
+// (one per try, see spendBurst).
 const (
 	workKey  = "sd_work"
 	burstKey = "sd_burst"
 )
+
+// burstKeys are the keys spendBurst may use, one a round.
+var burstKeys = []string{burstKey + "1", burstKey + "2", burstKey + "3"}
+
+// spendBurst sends 40 requests of key at once, 20 to each replica, and
+// returns how many passed, per replica, and how long they took.
+func spendBurst(t *testing.T, key string, replicas []*replica) (map[string]int, time.Duration) {
+	t.Helper()
+	var mu sync.Mutex
+	passed := map[string]int{}
+	var wg sync.WaitGroup
+	began := time.Now()
+	for i := range 40 {
+		r := replicas[i%2]
+		wg.Go(func() {
+			if status, _, _ := r.do(t, "GET", "/health", key, ""); status == 200 {
+				mu.Lock()
+				passed[r.name]++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return passed, time.Since(began)
+}
 
 // replica is one running server process.
 type replica struct {
@@ -222,7 +249,7 @@ func TestTwoReplicas(t *testing.T) {
 
 	bin := buildServer(t)
 	perSite := map[string]string{
-		"SITEDIAG_API_KEYS":      workKey + "," + burstKey,
+		"SITEDIAG_API_KEYS":      workKey + "," + burstKey + "," + strings.Join(burstKeys, ","),
 		"SITEDIAG_PUBLIC_URL":    "",
 		"SITEDIAG_ARTIFACTS_URL": s3.URL(),
 		"SITEDIAG_REDIS_URL":     rds.URL(),
@@ -256,26 +283,27 @@ func TestTwoReplicas(t *testing.T) {
 	}
 
 	// One key's allowance (10/s, burst 20) holds across both: 40
-	// requests in a row, alternating replicas, get at most the burst plus
+	// requests at once, half to each replica, get at most the burst plus
 	// what refilled meanwhile (each replica on its own would let 20
-	// through, 40 in all).
-	began := time.Now()
-	passed := map[string]int{}
-	for i := range 40 {
-		r := replicas[i%2]
-		if status, _, _ := r.do(t, "GET", "/health", burstKey, ""); status == 200 {
-			passed[r.name]++
+	// through, 40 in all). A round too slow to tell (a loaded machine)
+	// is tried again with a fresh key.
+	judged := false
+	for _, key := range burstKeys {
+		passed, took := spendBurst(t, key, replicas)
+		limit := 20 + int(10*took.Seconds()) + 1
+		total := passed[r1.name] + passed[r2.name]
+		t.Logf("key %s: %d of 40 requests passed in %v (%v), at most %d allowed", key, total, took, passed, limit)
+		if limit >= 40 {
+			continue
 		}
+		judged = true
+		if total > limit || total < 20 {
+			t.Errorf("key across two replicas: %d of 40 passed in %v (%v); want 20 to %d, shared", total, took, passed, limit)
+		}
+		break
 	}
-	took := time.Since(began)
-	limit := 20 + int(10*took.Seconds()) + 1
-	total := passed[r1.name] + passed[r2.name]
-	t.Logf("burst key: %d of 40 requests passed in %v (%v), at most %d allowed", total, took, passed, limit)
-	if total > limit || passed[r2.name] == 20 {
-		t.Errorf("burst key across two replicas: %d of 40 passed in %v (%v); want at most %d, shared", total, took, passed, limit)
-	}
-	if limit >= 40 {
-		t.Errorf("40 requests took %v: too slow to tell a shared limit from two", took)
+	if !judged {
+		t.Errorf("every round of 40 requests took too long to tell a shared limit from two")
 	}
 
 	// A brand record cached by replica 1 is a cache hit on replica 2.
@@ -304,7 +332,7 @@ func TestTwoReplicas(t *testing.T) {
 			t.Errorf("%s with Redis killed: %q, redis %v; want redis down with the fallback explained", r.name, msg, svc["redis"])
 		}
 	}
-	began = time.Now()
+	began := time.Now()
 	if status, _, _ := r2.do(t, "GET", "/health", burstKey, ""); status != 200 {
 		t.Errorf("burst key on replica 2 with Redis killed: %d, want 200 (its own limiter has not seen the key)", status)
 	}
