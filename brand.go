@@ -65,7 +65,8 @@ func (r *BrandResult) DataAge(now time.Time) string {
 // see brand.Extract and, for the enriched mode, brand.Enrich and
 // Config.BrandEnricher. Records are cached per domain and mode
 // (Config.BrandCache); concurrent requests for the same one share one
-// extraction. Errors: CodeInvalidURL, CodeInvalidParameters,
+// extraction. A cache that fails to read or write is bypassed: the
+// record is extracted anew and returned. Errors: CodeInvalidURL, CodeInvalidParameters,
 // CodeTargetNotAllowed, CodeUnableToConnect, CodeBrowserUnavailable,
 // CodeBusy, CodeBrandFailed.
 func (c *Client) Brand(ctx context.Context, rawURL string, opts BrandOptions) (*BrandResult, error) {
@@ -93,9 +94,9 @@ func (c *Client) Brand(ctx context.Context, rawURL string, opts BrandOptions) (*
 		if err != nil {
 			return nil, err
 		}
-		if err := c.brandCache.Set(ctx, key, &CachedBrand{Record: res.Record, FetchedAt: res.LastUpdated, Mode: mode}); err != nil {
-			return nil, NewError(CodeBrandFailed, err, "the brand cache could not be written")
-		}
+		// A cache that cannot be written (a shared one that is down) does
+		// not fail the job: the record is right, only not kept.
+		c.brandCache.Set(ctx, key, &CachedBrand{Record: res.Record, FetchedAt: res.LastUpdated, Mode: mode})
 		return res, nil
 	})
 	if err != nil {

@@ -2,6 +2,7 @@ package sitediag_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -247,6 +248,38 @@ func TestBrandCache(t *testing.T) {
 	} {
 		_, err := c.Brand(ctx, tc.url, tc.opts)
 		wantCode(t, err, tc.code)
+	}
+}
+
+// downCache is a shared cache whose engine is down.
+type downCache struct{}
+
+var errCacheDown = errors.New("cache down")
+
+func (downCache) Get(context.Context, string) (*sitediag.CachedBrand, error) {
+	return nil, errCacheDown
+}
+func (downCache) Set(context.Context, string, *sitediag.CachedBrand) error { return errCacheDown }
+
+// TestBrandCacheDown: a cache that fails is bypassed, the record is
+// extracted and returned.
+func TestBrandCacheDown(t *testing.T) {
+	needChromium(t)
+	sites, dns := startBrandSites(t)
+	c, err := sitediag.New(sitediag.Config{DNSServers: []string{dns.Addr}, BrandCache: downCache{},
+		AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for range 2 {
+		res, err := c.Brand(context.Background(), sites.url("light-saas"), sitediag.BrandOptions{})
+		if err != nil || res.Cached || res.Record.Name != "Ledgerly" {
+			t.Fatalf("with the cache down: %+v, %v; want a fresh record", res, err)
+		}
+	}
+	if n := sites.loadsOf("light-saas"); n != 2 {
+		t.Errorf("two requests with the cache down loaded the page %d times, want 2", n)
 	}
 }
 

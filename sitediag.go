@@ -120,7 +120,10 @@ type Config struct {
 	// binary those operations fail with BROWSER_UNAVAILABLE.
 	ChromePath string
 	// BrowserURL, if set, is a running browser to use instead of
-	// launching one: its DevTools URL (ws://…) or http://host:port. It
+	// launching one: its DevTools URL (ws://…) or http://host:port; or
+	// several, separated by commas, over which jobs are spread (the
+	// least loaded first; one that cannot be reached is tried last for
+	// a while; see browser.Fleet), each with MaxBrowserJobs slots. They
 	// must share this host's network and run with browser.Flags (see
 	// browser.Config.RemoteURL). Empty means a browser is launched.
 	BrowserURL string
@@ -168,7 +171,7 @@ type Client struct {
 	cfg        Config
 	resolver   *dns.Resolver
 	guard      *guard.Guard
-	browser    *browser.Pool
+	browser    *browser.Fleet
 	lighthouse *lighthouse.Runner
 	brandCache BrandCache
 	// brandFlight shares one extraction among concurrent requests for
@@ -215,15 +218,20 @@ func New(cfg Config) (*Client, error) {
 	if chrome == "" {
 		chrome = os.Getenv("SITEDIAG_CHROME_PATH")
 	}
-	pool, err := browser.New(browser.Config{
+	var remotes []string
+	for _, u := range strings.Split(cfg.BrowserURL, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			remotes = append(remotes, u)
+		}
+	}
+	pool, err := browser.NewFleet(browser.Config{
 		Network:      guardnet.Network(g),
 		Path:         chrome,
-		RemoteURL:    cfg.BrowserURL,
 		MaxJobs:      cfg.MaxBrowserJobs,
 		MaxQueue:     cfg.MaxBrowserQueue,
 		RestartAfter: cfg.BrowserRestartAfter,
 		JobTimeout:   cfg.BrowserJobTimeout,
-	})
+	}, remotes)
 	if err != nil {
 		return nil, fmt.Errorf("sitediag: %w", err)
 	}

@@ -239,21 +239,29 @@ func TestBusyWhenTheQueueIsFull(t *testing.T) {
 	}
 }
 
-func TestRemoteBrowser(t *testing.T) {
-	e := newEnv(t, Config{})
+// launchRemote starts a Chromium of its own, as an operator would start a
+// remote browser, and returns it with its http://host:port.
+func launchRemote(t *testing.T, e *env) (*Process, string) {
+	t.Helper()
 	deny, err := e.pool.cfg.Network.ListenProxy(ProxyOptions{RefuseAll: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer deny.Close()
+	t.Cleanup(func() { deny.Close() })
 	path, _ := Find(os.Getenv("SITEDIAG_CHROME_PATH"))
 	proc, err := Launch(t.Context(), LaunchOptions{Path: path, ProxyURL: deny.URL()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer proc.Close()
+	t.Cleanup(func() { proc.Close() })
 	u, _ := url.Parse(proc.ControlURL)
-	remote, err := New(Config{Network: e.pool.cfg.Network, RemoteURL: "http://" + u.Host})
+	return proc, "http://" + u.Host
+}
+
+func TestRemoteBrowser(t *testing.T) {
+	e := newEnv(t, Config{})
+	proc, remoteURL := launchRemote(t, e)
+	remote, err := New(Config{Network: e.pool.cfg.Network, RemoteURL: remoteURL})
 	if err != nil {
 		t.Fatal(err)
 	}

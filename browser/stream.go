@@ -16,6 +16,12 @@ import (
 // stream to the end or close it (which fails fn's next write), and ctx
 // bounds it in any case.
 func (p *Pool) Stream(ctx context.Context, opts JobOptions, fn func(ctx context.Context, j *Job, w io.Writer) error) (io.ReadCloser, error) {
+	return stream(ctx, p.Do, opts, fn)
+}
+
+// stream is Stream over do, a Pool's or a Fleet's Do.
+func stream(ctx context.Context, do func(context.Context, JobOptions, func(context.Context, *Job) error) error,
+	opts JobOptions, fn func(ctx context.Context, j *Job, w io.Writer) error) (io.ReadCloser, error) {
 	pr, pw := io.Pipe()
 	// A caller that neither reads nor closes cannot hold the job past
 	// ctx: the write side is closed with ctx's error.
@@ -23,7 +29,7 @@ func (p *Pool) Stream(ctx context.Context, opts JobOptions, fn func(ctx context.
 	ready := make(chan error, 1)
 	go func() {
 		w := &firstWrite{w: pw, ready: ready}
-		err := p.Do(ctx, opts, func(ctx context.Context, j *Job) error { return fn(ctx, j, w) })
+		err := do(ctx, opts, func(ctx context.Context, j *Job) error { return fn(ctx, j, w) })
 		stop()
 		w.signal(err)
 		pw.CloseWithError(err) // nil: io.EOF

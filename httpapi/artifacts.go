@@ -20,6 +20,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/internal/sweep"
 )
 
 // ErrArtifactNotFound is returned by ArtifactStore.Open for an unknown or
@@ -47,14 +48,29 @@ const DefaultArtifactTTL = 24 * time.Hour
 // artifactName is the only shape of name a store hands out or opens.
 var artifactName = regexp.MustCompile(`^[0-9a-f]{32}\.[a-z0-9]{1,8}$`)
 
+// NewArtifactName returns a new artifact name with the extension ext:
+// a 128-bit random id in hex, a dot, and ext (1 to 8 lower-case letters
+// or digits). Stores use it in Put.
+func NewArtifactName(ext string) (string, error) {
+	var id [16]byte
+	rand.Read(id[:])
+	name := hex.EncodeToString(id[:]) + "." + ext
+	if !ValidArtifactName(name) {
+		return "", fmt.Errorf("httpapi: bad artifact extension %q", ext)
+	}
+	return name, nil
+}
+
+// ValidArtifactName reports whether name has the shape NewArtifactName
+// gives; stores refuse any other in Open.
+func ValidArtifactName(name string) bool { return artifactName.MatchString(name) }
+
 // LocalStore keeps artifacts as files in one directory and deletes them
 // after a TTL. Build it with NewLocalStore; Close stops the sweeper.
 type LocalStore struct {
-	dir  string
-	ttl  time.Duration
-	stop chan struct{}
-	once sync.Once
-	done chan struct{}
+	dir   string
+	ttl   time.Duration
+	sweep *sweep.Loop
 }
 
 // NewLocalStore creates dir if needed and starts a sweeper that deletes
@@ -73,8 +89,8 @@ func newLocalStore(dir string, ttl time.Duration) *LocalStore {
 	if ttl <= 0 {
 		ttl = DefaultArtifactTTL
 	}
-	s := &LocalStore{dir: dir, ttl: ttl, stop: make(chan struct{}), done: make(chan struct{})}
-	go s.sweepLoop(max(ttl/24, time.Minute))
+	s := &LocalStore{dir: dir, ttl: ttl}
+	s.sweep = sweep.Start(sweep.Interval(ttl), func(now time.Time) { s.Sweep(now) })
 	return s
 }
 
@@ -87,11 +103,9 @@ var defaultStore = sync.OnceValue(func() *LocalStore {
 
 // Put writes r to a new file.
 func (s *LocalStore) Put(ctx context.Context, ext string, r io.Reader) (string, error) {
-	var id [16]byte
-	rand.Read(id[:])
-	name := hex.EncodeToString(id[:]) + "." + ext
-	if !artifactName.MatchString(name) {
-		return "", fmt.Errorf("httpapi: bad artifact extension %q", ext)
+	name, err := NewArtifactName(ext)
+	if err != nil {
+		return "", err
 	}
 	if err := os.MkdirAll(s.dir, 0o750); err != nil {
 		return "", fmt.Errorf("httpapi: artifact store: %w", err)
@@ -116,7 +130,7 @@ func (s *LocalStore) Put(ctx context.Context, ext string, r io.Reader) (string, 
 
 // Open opens a stored artifact that has not expired.
 func (s *LocalStore) Open(_ context.Context, name string) (io.ReadSeekCloser, time.Time, error) {
-	if !artifactName.MatchString(name) {
+	if !ValidArtifactName(name) {
 		return nil, time.Time{}, ErrArtifactNotFound
 	}
 	f, err := os.Open(filepath.Join(s.dir, name))
@@ -160,24 +174,9 @@ func (s *LocalStore) Sweep(now time.Time) error {
 	return nil
 }
 
-func (s *LocalStore) sweepLoop(every time.Duration) {
-	defer close(s.done)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.stop:
-			return
-		case now := <-t.C:
-			s.Sweep(now)
-		}
-	}
-}
-
 // Close stops the sweeper; stored files stay.
 func (s *LocalStore) Close() error {
-	s.once.Do(func() { close(s.stop) })
-	<-s.done
+	s.sweep.Stop()
 	return nil
 }
 
@@ -194,11 +193,45 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
+// urlSigner is an artifact store that can hand out a URL of its own for
+// an artifact, valid without credentials for a while (a pre-signed
+// bucket URL).
+type urlSigner interface {
+	SignedURL(ctx context.Context, name string) (string, error)
+}
+
+// signer returns the store's urlSigner when PresignArtifacts asks for
+// one.
+func (h *Handler) signer() (urlSigner, bool) {
+	if !h.opts.PresignArtifacts {
+		return nil, false
+	}
+	s, ok := h.opts.Artifacts.(urlSigner)
+	return s, ok
+}
+
 // artifact serves GET /artifacts/:name without a key: the 128-bit name is
-// the capability.
+// the capability. The artifact is streamed from the store, or with
+// PresignArtifacts the answer is a redirect to a fresh signed URL.
 func (h *Handler) artifact(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 	name := ps.ByName("name")
 	notFound := sitediag.NewError(sitediag.CodeNotFound, nil, "no such artifact")
+	if s, ok := h.signer(); ok {
+		// Open checks that the artifact exists and has not expired.
+		f, _, err := h.opts.Artifacts.Open(r.Context(), name)
+		if err != nil {
+			h.writeError(w, r, notFound)
+			return
+		}
+		f.Close()
+		u, err := s.SignedURL(r.Context(), name)
+		if err != nil {
+			h.writeError(w, r, sitediag.NewError(sitediag.CodeInternal, err, "the artifact link could not be signed"))
+			return
+		}
+		http.Redirect(w, r, u, http.StatusFound)
+		return
+	}
 	f, modTime, err := h.opts.Artifacts.Open(r.Context(), name)
 	if err != nil {
 		h.writeError(w, r, notFound)
@@ -214,7 +247,8 @@ func (h *Handler) artifact(w http.ResponseWriter, r *http.Request, ps httprouter
 }
 
 // storeArtifact puts body in the store and returns its absolute URL,
-// built on the public base of the request ctx belongs to. An error that
+// built on the public base of the request ctx belongs to (or signed by
+// the store, with PresignArtifacts). An error that
 // body's reads return as a *sitediag.Error comes back wrapped, so the
 // operation's own code reaches the caller.
 func (h *Handler) storeArtifact(ctx context.Context, ext string, body io.Reader) (string, error) {
@@ -225,6 +259,9 @@ func (h *Handler) storeArtifact(ctx context.Context, ext string, body io.Reader)
 	}
 	h.metrics.artifacts.Inc()
 	h.metrics.artifactBytes.Add(float64(c.n.Load()))
+	if s, ok := h.signer(); ok {
+		return s.SignedURL(ctx, name)
+	}
 	return requestInfoOf(ctx).base + "/artifacts/" + name, nil
 }
 

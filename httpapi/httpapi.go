@@ -51,10 +51,26 @@ type Options struct {
 	// request's path before the path the handler routes, as
 	// http.StripPrefix leaves it).
 	PublicURL string
+	// RateLimiter, if set, enforces RateLimit instead of the in-process
+	// limiter, such as one shared by every replica
+	// (redislimit.Limiter, built with the same rate and RateBurst).
+	// When it fails, the in-process limiter decides that request: the
+	// handler fails open to per-replica limits, and logs it.
+	RateLimiter RateLimiter
 	// Artifacts stores generated files (screenshots, PDFs, reports). If
 	// nil, a LocalStore shared by every such handler of the process, in
 	// <os.TempDir()>/sitediag/artifacts, keeping them DefaultArtifactTTL.
 	Artifacts ArtifactStore
+	// PresignArtifacts, when Artifacts can sign URLs (it has a
+	// SignedURL method, as blobstore.Store does), makes artifact links
+	// pre-signed URLs of the bucket, fetched from it directly; GET
+	// /artifacts/<name> then redirects to a fresh one. If false,
+	// artifacts are streamed through /artifacts/.
+	PresignArtifacts bool
+	// Backends are shared engines that /health/service reports on
+	// besides the client's dependencies and the artifact store (a Redis
+	// behind RateLimiter and the brand cache, say).
+	Backends []Backend
 	// Logger receives one line per request. If nil, slog.Default().
 	Logger *slog.Logger
 	// Now returns the current time; if nil, time.Now. Tests inject it.
@@ -67,12 +83,15 @@ type Options struct {
 
 // Handler serves the API. Build it with New.
 type Handler struct {
-	client  *sitediag.Client
-	opts    Options
-	keys    *keyring
-	router  *httprouter.Router
-	cors    cors
-	metrics *metrics
+	client *sitediag.Client
+	opts   Options
+	keys   *keyring
+	// limiter is opts.RateLimiter, or localLimiter when that is nil.
+	limiter      RateLimiter
+	localLimiter *localLimiter
+	router       *httprouter.Router
+	cors         cors
+	metrics      *metrics
 	// served are the routes' paths, for the metrics' operation label.
 	served  map[string]bool
 	log     *slog.Logger
@@ -85,7 +104,7 @@ func New(client *sitediag.Client, opts Options) *Handler {
 	h := &Handler{
 		client:  client,
 		opts:    opts,
-		keys:    newKeyring(opts.APIKeys, opts.RateLimit),
+		keys:    newKeyring(opts.APIKeys),
 		log:     opts.Logger,
 		now:     opts.Now,
 		baseURL: strings.TrimSuffix(opts.PublicURL, "/"),
@@ -101,6 +120,11 @@ func New(client *sitediag.Client, opts Options) *Handler {
 	}
 	if h.opts.Artifacts == nil {
 		h.opts.Artifacts = defaultStore()
+	}
+	h.localLimiter = newLocalLimiter(opts.RateLimit)
+	h.limiter = opts.RateLimiter
+	if h.limiter == nil {
+		h.limiter = h.localLimiter
 	}
 	h.router = h.routes()
 	return h

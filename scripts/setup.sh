@@ -21,6 +21,7 @@ dnssec-signzone bind9-utils
 delv bind9-dnsutils
 openssl openssl
 gnutls-serv gnutls-bin
+redis-server redis-server
 LIST
 
 if [ ${#need_pkgs[@]} -gt 0 ]; then
@@ -41,5 +42,26 @@ if [ ! -f "$root/lighthouse/node_modules/lighthouse/core/index.js" ]; then
     (cd "$root/lighthouse" && npm ci --no-audit --no-fund --loglevel=error)
   else
     echo "setup: npm is missing, so Lighthouse is not installed (/lighthouse answers 503)" >&2
+  fi
+fi
+
+# versitygw, the real S3 server the artifact-store tests start, built once
+# from the Go module proxy into the cache internal/s3test reads (keep the
+# version in step with s3test.Version).
+vgw_version=v1.8.0
+vgw="${SITEDIAG_VERSITYGW:-${XDG_CACHE_HOME:-$HOME/.cache}/sitediag/versitygw-$vgw_version}"
+if [ ! -x "$vgw" ]; then
+  if command -v go >/dev/null 2>&1; then
+    echo "setup: building versitygw $vgw_version (S3 server for the tests) into $vgw"
+    mkdir -p "$(dirname "$vgw")"
+    gobin=$(mktemp -d)
+    if GOBIN="$gobin" GOFLAGS=-buildvcs=false go install "github.com/versity/versitygw/cmd/versitygw@$vgw_version"; then
+      mv "$gobin/versitygw" "$vgw"
+    else
+      echo "setup: versitygw did not build; the S3 tests will try again" >&2
+    fi
+    rm -rf "$gobin"
+  else
+    echo "setup: go is missing, so versitygw is not built (the S3 tests skip)" >&2
   fi
 fi

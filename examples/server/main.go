@@ -4,19 +4,26 @@
 // Every setting is a flag whose default comes from an environment
 // variable (the names are part of the contract):
 //
-//	SITEDIAG_ADDR            -addr            listen address (127.0.0.1:8080)
-//	SITEDIAG_API_KEYS        -api-keys        comma list; empty: one is generated and printed once
-//	SITEDIAG_PUBLIC_URL      -public-url      absolute base URL for artifact links
-//	SITEDIAG_DATA_DIR        -data-dir        where artifacts and the brand cache are kept
-//	SITEDIAG_ALLOW_NETWORKS  -allow-networks  CIDRs exempt from the SSRF deny table
-//	SITEDIAG_DNS_SERVERS     -dns-servers     host:port list used for every resolution
-//	SITEDIAG_CHROME_PATH     -chrome-path     Chromium binary
-//	SITEDIAG_BROWSER_URL     -browser-url     remote browser (CDP URL)
-//	SITEDIAG_PROXIES         -proxies         country proxies, us=http://…,de=socks5://…
-//	SITEDIAG_RATE_LIMIT      -rate-limit      requests per second per key; 0 = no limit (10)
-//	SITEDIAG_CORS_ORIGINS    -cors-origins    browser origins allowed across origins, comma list or *; none by default
-//	SITEDIAG_METRICS_ADDR    -metrics-addr    listen address of the Prometheus /metrics endpoint; none by default
-//	SITEDIAG_LOG_FORMAT      -log-format      text or json (text)
+//	SITEDIAG_ADDR                -addr                listen address (127.0.0.1:8080)
+//	SITEDIAG_API_KEYS            -api-keys            comma list; empty: one is generated and printed once
+//	SITEDIAG_PUBLIC_URL          -public-url          absolute base URL for artifact links
+//	SITEDIAG_DATA_DIR            -data-dir            where artifacts and the brand cache are kept
+//	SITEDIAG_ALLOW_NETWORKS      -allow-networks      CIDRs exempt from the SSRF deny table
+//	SITEDIAG_DNS_SERVERS         -dns-servers         host:port list used for every resolution
+//	SITEDIAG_CHROME_PATH         -chrome-path         Chromium binary
+//	SITEDIAG_BROWSER_URL         -browser-url         remote browser (CDP URL), or a comma list to spread jobs over
+//	SITEDIAG_PROXIES             -proxies             country proxies, us=http://…,de=socks5://…
+//	SITEDIAG_RATE_LIMIT          -rate-limit          requests per second per key; 0 = no limit (10)
+//	SITEDIAG_ARTIFACTS_URL       -artifacts-url       file:///dir (default <data-dir>/artifacts) or s3://bucket?endpoint=…&region=…
+//	SITEDIAG_ARTIFACTS_PRESIGN   -artifacts-presign   1: artifact links are pre-signed bucket URLs
+//	SITEDIAG_REDIS_URL           -redis-url           redis://…: rate limits and the brand cache shared by every replica
+//	SITEDIAG_CORS_ORIGINS        -cors-origins        browser origins allowed across origins, comma list or *; none by default
+//	SITEDIAG_METRICS_ADDR        -metrics-addr        listen address of the Prometheus /metrics endpoint; none by default
+//	SITEDIAG_LOG_FORMAT          -log-format          text or json (text)
+//
+// With SITEDIAG_REDIS_URL set and Redis down, the server fails open:
+// each replica limits keys on its own, /brand extracts without the cache,
+// and /health/service reports the service "redis" down.
 package main
 
 import (
@@ -45,13 +52,16 @@ import (
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/httpapi"
+	"github.com/sitediag/sitediag/redisbrand"
+	"github.com/sitediag/sitediag/redislimit"
 )
 
 // settings are the server's configuration after flags and environment.
 type settings struct {
 	addr, apiKeys, publicURL, dataDir, allowNetworks, dnsServers string
 	chromePath, browserURL, proxies, corsOrigins                 string
-	metricsAddr, logFormat                                       string
+	metricsAddr, logFormat, artifactsURL, redisURL               string
+	presign                                                      bool
 	rateLimit                                                    float64
 }
 
@@ -94,6 +104,13 @@ func parseSettings(args []string) (*settings, error) {
 	fs.StringVar(&s.corsOrigins, "cors-origins", env("SITEDIAG_CORS_ORIGINS", ""), "origins allowed to call the API from a browser, comma list or * (SITEDIAG_CORS_ORIGINS)")
 	fs.StringVar(&s.metricsAddr, "metrics-addr", env("SITEDIAG_METRICS_ADDR", ""), "listen address of /metrics, none when empty (SITEDIAG_METRICS_ADDR)")
 	fs.StringVar(&s.logFormat, "log-format", env("SITEDIAG_LOG_FORMAT", "text"), "log format, text or json (SITEDIAG_LOG_FORMAT)")
+	fs.StringVar(&s.artifactsURL, "artifacts-url", env("SITEDIAG_ARTIFACTS_URL", ""), "artifact store: file:///dir or s3://bucket?… (SITEDIAG_ARTIFACTS_URL; default <data-dir>/artifacts)")
+	fs.StringVar(&s.redisURL, "redis-url", env("SITEDIAG_REDIS_URL", ""), "Redis for shared rate limits and brand cache (SITEDIAG_REDIS_URL)")
+	presign := env("SITEDIAG_ARTIFACTS_PRESIGN", "0")
+	fs.Func("artifacts-presign", "1: artifact links are pre-signed bucket URLs (SITEDIAG_ARTIFACTS_PRESIGN)", func(v string) error {
+		presign = v
+		return nil
+	})
 	rate := env("SITEDIAG_RATE_LIMIT", "10")
 	fs.Func("rate-limit", "requests per second per key, 0 = no limit (SITEDIAG_RATE_LIMIT, default 10)", func(v string) error {
 		rate = v
@@ -107,6 +124,9 @@ func parseSettings(args []string) (*settings, error) {
 		return nil, fmt.Errorf("rate limit %q is not a number >= 0", rate)
 	}
 	s.rateLimit = r
+	if s.presign, err = strconv.ParseBool(presign); err != nil {
+		return nil, fmt.Errorf("artifacts presign %q is not 0 or 1", presign)
+	}
 	if err := checkPublicURL(s.publicURL); err != nil {
 		return nil, err
 	}
@@ -173,17 +193,42 @@ func run(s *settings, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	rate := s.rateLimit
+	if rate == 0 {
+		rate = -1 // 0 means no limit here; httpapi reads negative as none
+	}
+	var limiter httpapi.RateLimiter
+	var backends []httpapi.Backend
+	if s.redisURL != "" {
+		rdb, err := openRedis(s.redisURL)
+		if err != nil {
+			return err
+		}
+		defer rdb.Close()
+		cfg.BrandCache = redisbrand.New(rdb, redisbrand.Options{})
+		if rate > 0 {
+			if limiter, err = redislimit.New(rdb, redislimit.Options{Rate: rate, Burst: httpapi.RateBurst(rate)}); err != nil {
+				return err
+			}
+		}
+		backends = append(backends, redisBackend{rdb})
+	}
 	client, err := sitediag.New(cfg)
 	if err != nil {
 		return err
 	}
 	defer client.Close()
 
-	store, err := httpapi.NewLocalStore(filepath.Join(s.dataDir, "artifacts"), 0)
+	store, err := openArtifacts(context.Background(), s.artifactsURL, s.dataDir)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	if _, ok := store.(interface {
+		SignedURL(context.Context, string) (string, error)
+	}); s.presign && !ok {
+		return errors.New("SITEDIAG_ARTIFACTS_PRESIGN=1 needs a bucket in SITEDIAG_ARTIFACTS_URL (s3://…), not a directory")
+	}
 
 	keys := splitList(s.apiKeys)
 	if len(keys) == 0 {
@@ -191,17 +236,16 @@ func run(s *settings, log *slog.Logger) error {
 		keys = []string{key}
 		fmt.Fprintf(os.Stdout, "No SITEDIAG_API_KEYS set; generated an API key for this run:\n\n    %s\n\n", key)
 	}
-	rate := s.rateLimit
-	if rate == 0 {
-		rate = -1 // 0 means no limit here; httpapi reads negative as none
-	}
 	handler := httpapi.New(client, httpapi.Options{
-		APIKeys:     keys,
-		RateLimit:   rate,
-		PublicURL:   s.publicURL,
-		Artifacts:   store,
-		Logger:      log,
-		CORSOrigins: splitList(s.corsOrigins),
+		APIKeys:          keys,
+		RateLimit:        rate,
+		RateLimiter:      limiter,
+		PublicURL:        s.publicURL,
+		Artifacts:        store,
+		PresignArtifacts: s.presign,
+		Backends:         backends,
+		Logger:           log,
+		CORSOrigins:      splitList(s.corsOrigins),
 	})
 
 	ln, err := net.Listen("tcp", s.addr)

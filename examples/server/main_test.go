@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -119,6 +121,9 @@ func TestSettings(t *testing.T) {
 	t.Setenv("SITEDIAG_PUBLIC_URL", "https://diag.example/api")
 	t.Setenv("SITEDIAG_DATA_DIR", "/var/lib/sitediag")
 	t.Setenv("SITEDIAG_CORS_ORIGINS", "https://app.example")
+	t.Setenv("SITEDIAG_ARTIFACTS_URL", "s3://bucket?region=eu-west-1")
+	t.Setenv("SITEDIAG_ARTIFACTS_PRESIGN", "1")
+	t.Setenv("SITEDIAG_REDIS_URL", "redis://127.0.0.1:6379/2")
 	s, err := parseSettings([]string{"-addr", "127.0.0.1:9"})
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +136,8 @@ func TestSettings(t *testing.T) {
 		cfg.Proxies["us"].Host != "proxy.example:3128" || cfg.Proxies["DE"].Scheme != "socks5" ||
 		cfg.ChromePath != "/opt/chromium/chrome" || cfg.BrowserURL != "ws://127.0.0.1:9222/devtools/browser/x" ||
 		s.apiKeys != "k1, k2" || s.publicURL != "https://diag.example/api" || s.dataDir != "/var/lib/sitediag" ||
-		s.corsOrigins != "https://app.example" {
+		s.corsOrigins != "https://app.example" ||
+		s.artifactsURL != "s3://bucket?region=eu-west-1" || !s.presign || s.redisURL != "redis://127.0.0.1:6379/2" {
 		t.Fatalf("settings %+v, config %+v", s, cfg)
 	}
 	for _, tc := range []struct{ env, bad string }{
@@ -143,6 +149,7 @@ func TestSettings(t *testing.T) {
 		{"SITEDIAG_PUBLIC_URL", "diag.example"},
 		{"SITEDIAG_PUBLIC_URL", "https://diag.example/api?x=1"},
 		{"SITEDIAG_LOG_FORMAT", "xml"},
+		{"SITEDIAG_ARTIFACTS_PRESIGN", "maybe"},
 	} {
 		env, bad := tc.env, tc.bad
 		t.Run(env, func(t *testing.T) {
@@ -155,5 +162,64 @@ func TestSettings(t *testing.T) {
 				t.Errorf("%s=%q accepted", env, bad)
 			}
 		})
+	}
+}
+
+func TestOpenArtifacts(t *testing.T) {
+	dir := t.TempDir()
+	for _, raw := range []string{"", "file://" + dir + "/store"} {
+		s, err := openArtifacts(context.Background(), raw, dir)
+		if err != nil {
+			t.Fatalf("openArtifacts(%q): %v", raw, err)
+		}
+		if err := s.Check(context.Background()); err != nil {
+			t.Errorf("openArtifacts(%q): Check: %v", raw, err)
+		}
+		s.Close()
+	}
+	for _, p := range []string{dir + "/artifacts", dir + "/store"} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("local store dir: %v", err)
+		}
+	}
+	for _, bad := range []string{"file://host/dir", "file:relative", "nosuch://bucket", "s3://%zz"} {
+		if s, err := openArtifacts(context.Background(), bad, dir); err == nil {
+			s.Close()
+			t.Errorf("openArtifacts(%q) accepted", bad)
+		}
+	}
+}
+
+func TestOpenRedis(t *testing.T) {
+	rdb, err := openRedis("redis://127.0.0.1:1/3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdb.Close()
+	if o := rdb.Options(); o.DB != 3 || o.DialTimeout != redisDialTimeout || o.ReadTimeout != redisIOTimeout || o.MaxRetries != 1 {
+		t.Errorf("options %+v, want db 3 and the short defaults", o)
+	}
+	rdb2, err := openRedis("redis://127.0.0.1:1/0?dial_timeout=3s&max_retries=4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdb2.Close()
+	if o := rdb2.Options(); o.DialTimeout != 3*time.Second || o.MaxRetries != 4 {
+		t.Errorf("URL's dial_timeout and max_retries not kept: %v, %d", o.DialTimeout, o.MaxRetries)
+	}
+	if _, err := openRedis("http://127.0.0.1/"); err == nil {
+		t.Error("openRedis(http://…) accepted")
+	}
+}
+
+func TestPresignNeedsBucket(t *testing.T) {
+	t.Setenv("SITEDIAG_ARTIFACTS_PRESIGN", "1")
+	s, err := parseSettings([]string{"-addr", "127.0.0.1:0", "-data-dir", t.TempDir(), "-api-keys", "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = run(s, slog.New(slog.DiscardHandler))
+	if err == nil || !strings.Contains(err.Error(), "needs a bucket") {
+		t.Errorf("presign with a local store: got %v, want a refusal", err)
 	}
 }
