@@ -1,0 +1,94 @@
+package tls
+
+import (
+	"bytes"
+	"context"
+	cryptotls "crypto/tls"
+	"io"
+	"net"
+)
+
+// resumption is what the session resumption checks found.
+type resumption struct {
+	ids, tickets Signal
+}
+
+// resumption tests both ways to resume a TLS 1.0–1.2 session, each
+// after a full handshake with crypto/tls: by session ID (RFC 5246), a
+// raw hello carrying the ID the server gave, resumed when the server
+// answers with the same ID; by session ticket (RFC 5077), a second
+// crypto/tls handshake offering the ticket, resumed when crypto/tls
+// says so. TLS 1.3 is not tested: its tickets come after the
+// handshake, when the server chooses to send them.
+func (s *scanner) resumption(ctx context.Context) resumption {
+	var r resumption
+	if s.legacyVersion() == 0 {
+		r.ids.Details, r.tickets.Details = "not tested: no version from TLS 1.0 to TLS 1.2", "not tested: no version from TLS 1.0 to TLS 1.2"
+		return r
+	}
+	r.ids = s.sessionIDResumption(ctx)
+	r.tickets = s.ticketResumption(ctx)
+	if s.cutShort(ctx, "sessionResumption") {
+		r.ids.Details, r.tickets.Details = "not finished by the deadline", "not finished by the deadline"
+	}
+	return r
+}
+
+// fullHandshake completes a handshake with cfg on a new connection and
+// returns the ServerHello it got; nil when it failed.
+func (s *scanner) fullHandshake(ctx context.Context, cfg *cryptotls.Config) (*reply, *cryptotls.ConnectionState) {
+	var sh *reply
+	var st cryptotls.ConnectionState
+	s.withConn(ctx, func(ctx context.Context, conn net.Conn) error {
+		rc := &recordingConn{Conn: conn}
+		tc := cryptotls.Client(rc, cfg)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			return err
+		}
+		st = tc.ConnectionState()
+		var err error
+		sh, err = rc.serverHello()
+		return err
+	})
+	if sh == nil {
+		return nil, nil
+	}
+	return sh, &st
+}
+
+// sessionIDResumption resumes by session ID.
+func (s *scanner) sessionIDResumption(ctx context.Context) Signal {
+	cfg := s.clientConfig(cryptotls.VersionTLS12)
+	cfg.SessionTicketsDisabled = true
+	sh, st := s.fullHandshake(ctx, cfg)
+	switch {
+	case sh == nil:
+		return Signal{Details: "not tested: no TLS 1.0–1.2 handshake completed"}
+	case len(sh.sessionID) == 0:
+		return Signal{Details: "the server gave no session ID"}
+	}
+	h := hello{version: st.Version, suites: []uint16{st.CipherSuite}, serverName: s.serverName, sessionID: sh.sessionID}
+	rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) { return readReply(r, readNeeds{}) })
+	if err == nil && bytes.Equal(rep.sessionID, sh.sessionID) {
+		return Signal{Supported: true, Details: versionName(st.Version) + " session ID resumed: the server answered a hello carrying it with the same ID"}
+	}
+	return Signal{Details: versionName(st.Version) + " a hello carrying the session ID got a new session"}
+}
+
+// ticketResumption resumes by session ticket.
+func (s *scanner) ticketResumption(ctx context.Context) Signal {
+	cfg := s.clientConfig(cryptotls.VersionTLS12)
+	cfg.ClientSessionCache = cryptotls.NewLRUClientSessionCache(1)
+	sh, st := s.fullHandshake(ctx, cfg)
+	if sh == nil {
+		return Signal{Details: "not tested: no TLS 1.0–1.2 handshake completed"}
+	}
+	_, again := s.fullHandshake(ctx, cfg)
+	switch {
+	case again != nil && again.DidResume:
+		return Signal{Supported: true, Details: versionName(st.Version) + " session ticket resumed"}
+	case again == nil:
+		return Signal{Details: "not tested: the second handshake failed"}
+	}
+	return Signal{Details: versionName(st.Version) + " no session ticket resumed"}
+}
