@@ -6,6 +6,7 @@ import (
 	cryptotls "crypto/tls"
 	"io"
 	"net"
+	"time"
 )
 
 // resumption is what the session resumption checks found.
@@ -46,6 +47,7 @@ func (s *scanner) fullHandshake(ctx context.Context, cfg *cryptotls.Config) (*re
 			return err
 		}
 		st = tc.ConnectionState()
+		tc.Close() // close_notify: a server forgets a session whose connection ended without it
 		var err error
 		sh, err = rc.serverHello()
 		return err
@@ -83,6 +85,11 @@ func (s *scanner) ticketResumption(ctx context.Context) Signal {
 	if sh == nil {
 		return Signal{Details: "not tested: no TLS 1.0–1.2 handshake completed"}
 	}
+	// crypto/tls does not resume a session whose certificate has
+	// expired; the certificate is judged elsewhere, so resume as of a
+	// time it was valid.
+	notBefore := st.PeerCertificates[0].NotBefore
+	cfg.Time = func() time.Time { return notBefore }
 	_, again := s.fullHandshake(ctx, cfg)
 	switch {
 	case again != nil && again.DidResume:
