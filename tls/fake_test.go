@@ -15,13 +15,17 @@ import (
 // version from SSL 3.0 to TLS 1.2 (SSL 3.0 included), any suite, DHE
 // groups of any size, DEFLATE. It answers a hello with a canned
 // ServerHello, Certificate, ServerKeyExchange and ServerHelloDone, and
-// never finishes a handshake.
+// never finishes a handshake: it reads the client's next record and
+// closes, unless next takes the connection over.
 type legacyServer struct {
-	version  uint16
-	suites   []uint16 // in the server's order of preference
-	cert     []byte   // DER; sent unless the suite is anonymous
-	dhBits   int      // size of the DHE prime
-	compress bool     // pick DEFLATE when offered
+	version   uint16
+	suites    []uint16 // in the server's order of preference
+	cert      []byte   // DER; sent unless the suite is anonymous
+	dhBits    int      // size of the DHE prime
+	compress  bool     // pick DEFLATE when offered
+	heartbeat bool     // accept the heartbeat extension
+	// next, if set, goes on with the connection after the flight.
+	next func(c net.Conn)
 }
 
 // clientHello is what the fake servers read from a hello.
@@ -39,7 +43,11 @@ func (l legacyServer) start(t testing.TB) string {
 			return
 		}
 		c.Write(l.answer(ch))
-		io.Copy(io.Discard, c)
+		if l.next != nil {
+			l.next(c)
+			return
+		}
+		readRecord(c)
 	})
 }
 
@@ -94,6 +102,10 @@ func (l legacyServer) serverHello(ch clientHello, suite Suite) []byte {
 		b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) {
 			b.AddUint16(extRenegotiationInfo)
 			b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) { b.AddUint8(0) })
+			if l.heartbeat {
+				b.AddUint16(extHeartbeat)
+				b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) { b.AddUint8(1) })
+			}
 		})
 	})
 }
