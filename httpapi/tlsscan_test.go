@@ -94,7 +94,7 @@ func TestTLSScanShape(t *testing.T) {
 	}
 	for name, want := range map[string][]string{
 		"heartbleed":    {"evidence", "heartbeat", "vulnerable"},
-		"robot":         {"evidence", "vulnerable"},
+		"robot":         {"evidence", "rsaKeyTransport", "vulnerable"},
 		"renegotiation": {"clientInitiated", "evidence", "vulnerable"},
 		"poodle":        {"evidence", "fallbackScsv", "vulnerable"},
 	} {

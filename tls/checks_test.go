@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -80,8 +81,8 @@ func paddingOracle(key *rsa.PrivateKey) func(net.Conn) {
 		case sep < 0 || len(m)-(2+sep+1) != 48:
 			c.Write(alertRecord(versionTLS12, 47)) // illegal_parameter
 		default:
-			readRecord(c) // ChangeCipherSpec
-			readRecord(c) // Finished
+			readRecord(c)                          // ChangeCipherSpec
+			readRecord(c)                          // Finished
 			c.Write(alertRecord(versionTLS12, 20)) // bad_record_mac
 		}
 	}
@@ -95,9 +96,10 @@ func TestScanROBOT(t *testing.T) {
 	tests := []struct {
 		name     string
 		server   legacyServer
+		rsa      bool // an RSA key-transport suite to probe with
 		evidence []string
 	}{
-		{"padding oracle", legacyServer{version: versionTLS12, suites: suites, cert: leaf.Certificate[0], next: paddingOracle(key)}, []string{
+		{"padding oracle", legacyServer{version: versionTLS12, suites: suites, cert: leaf.Certificate[0], next: paddingOracle(key)}, true, []string{
 			"TLSv1.2 TLS_RSA_WITH_AES_128_GCM_SHA256: strong oracle",
 			"valid PKCS#1 padding: alert bad_record_mac",
 			"wrong first bytes: alert decrypt_error",
@@ -105,8 +107,8 @@ func TestScanROBOT(t *testing.T) {
 			"no 0x00 separator: alert illegal_parameter",
 			"wrong version in the premaster secret: alert bad_record_mac",
 		}},
-		{"the same reaction to every variant", legacyServer{version: versionTLS12, suites: suites, cert: leaf.Certificate[0]}, []string{}},
-		{"no RSA key transport", legacyServer{version: versionTLS12, suites: []uint16{0xC02F}, cert: leaf.Certificate[0]}, []string{}},
+		{"the same reaction to every variant", legacyServer{version: versionTLS12, suites: suites, cert: leaf.Certificate[0]}, true, []string{}},
+		{"no RSA key transport", legacyServer{version: versionTLS12, suites: []uint16{0xC02F}, cert: leaf.Certificate[0]}, false, []string{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,7 +117,7 @@ func TestScanROBOT(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := res.Vulnerabilities.ROBOT
-			if got.Vulnerable != (len(tt.evidence) > 0) || !slices.Equal(got.Evidence, tt.evidence) {
+			if got.Vulnerable != (len(tt.evidence) > 0) || !slices.Equal(got.Evidence, tt.evidence) || orNull(got.RSAKeyTransport) != strconv.FormatBool(tt.rsa) {
 				t.Errorf("got %+v, want evidence %q", got, tt.evidence)
 			}
 		})
@@ -191,5 +193,21 @@ func TestScanProbeTimeout(t *testing.T) {
 	res, err := scan(2 * time.Second)
 	if err != nil || !res.Protocols.TLS13 {
 		t.Errorf("probe timeout 2 s: got %v, %+v; want TLS 1.3 found", err, res)
+	}
+}
+
+// TLS_FALLBACK_SCSV: a server that answers a downgraded hello carrying
+// it has no downgrade protection (the real servers at hand all have it:
+// see TestRealChecks).
+func TestScanFallbackSCSVIgnored(t *testing.T) {
+	ca := newCA(t)
+	cert := ca.issue(t, certSpec{cn: "site.test", rsa: true}).Certificate[0]
+	srv := legacyServer{version: versionTLS12, min: versionTLS11, suites: []uint16{0xC02F}, cert: cert}
+	res, err := scanAt(t, srv.start(t), "site.test", ca.pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Vulnerabilities.Poodle.FallbackSCSV; !res.Protocols.TLS11 || !res.Protocols.TLS12 || got == nil || *got {
+		t.Errorf("got protocols %+v, fallbackScsv %v; want TLS 1.1 and 1.2, false", res.Protocols, got)
 	}
 }

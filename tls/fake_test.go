@@ -19,6 +19,7 @@ import (
 // closes, unless next takes the connection over.
 type legacyServer struct {
 	version   uint16
+	min       uint16   // if set, older hellos down to min get their own version
 	suites    []uint16 // in the server's order of preference
 	cert      []byte   // DER; sent unless the suite is anonymous
 	dhBits    int      // size of the DHE prime
@@ -54,6 +55,9 @@ func (l legacyServer) start(t testing.TB) string {
 // answer is the server's reply to ch: an alert, or its flight up to
 // ServerHelloDone in one record.
 func (l legacyServer) answer(ch clientHello) []byte {
+	if ch.version < l.version && l.min != 0 && ch.version >= l.min {
+		l.version = ch.version // TLS_FALLBACK_SCSV or not
+	}
 	if ch.version < l.version {
 		return alertRecord(l.version, 70) // protocol_version
 	}

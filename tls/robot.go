@@ -20,6 +20,17 @@ import (
 // typeClientKeyExchange is the ClientKeyExchange handshake message.
 const typeClientKeyExchange = 16
 
+// Robot is the ROBOT verdict (a Bleichenbacher padding oracle) and
+// whether there was anything to test.
+type Robot struct {
+	Finding
+	// RSAKeyTransport is true when the server accepts an RSA
+	// key-transport suite (TLS_RSA_WITH_*), which the probe then used,
+	// false when it accepts none, null when it was not tested (no
+	// version from TLS 1.0 to TLS 1.2, or the deadline came first).
+	RSAKeyTransport *bool `json:"rsaKeyTransport"`
+}
+
 // robotVariant is one premaster secret of the ROBOT probe: the
 // well-formed one, or one broken in a way a padding oracle may tell
 // apart (the vectors of robot-detect and testssl.sh).
@@ -56,19 +67,26 @@ var robotVariants = []robotVariant{
 // Reactions that differ, and differ the same way on a second round, are
 // an oracle: strong when the broken variants are told apart from each
 // other too, else weak.
-func (s *scanner) robot(ctx context.Context) Finding {
-	f := Finding{Evidence: []string{}}
+func (s *scanner) robot(ctx context.Context) Robot {
+	f := Robot{Finding: Finding{Evidence: []string{}}}
 	v := s.legacyVersion()
 	if v == 0 {
 		return f
 	}
 	first := s.robotRound(ctx, v)
+	if s.cutShort(ctx, "robot") {
+		return f
+	}
+	f.RSAKeyTransport = ptr(first != nil)
 	if first == nil || allEqual(first.reactions) {
-		s.cutShort(ctx, "robot")
 		return f
 	}
 	second := s.robotRound(ctx, v)
-	if s.cutShort(ctx, "robot") || second == nil || !slices.Equal(first.reactions, second.reactions) {
+	if s.cutShort(ctx, "robot") {
+		f.RSAKeyTransport = nil
+		return f
+	}
+	if second == nil || !slices.Equal(first.reactions, second.reactions) {
 		return f // not the same twice: noise, not an oracle
 	}
 	strength := "strong oracle"

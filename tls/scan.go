@@ -341,7 +341,7 @@ type findings struct {
 	fallback      *bool
 	groups13      []Group
 	heartbleed    Heartbleed
-	robot         Finding
+	robot         Robot
 	renegotiation Renegotiation
 	resumption    resumption
 }

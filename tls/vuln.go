@@ -59,7 +59,7 @@ type Vulnerabilities struct {
 	Heartbleed Heartbleed `json:"heartbleed"`
 	// ROBOT: the server reacts differently to differently malformed RSA
 	// premaster secrets, a Bleichenbacher padding oracle.
-	ROBOT Finding `json:"robot"`
+	ROBOT Robot `json:"robot"`
 	// Renegotiation: the server renegotiates when a client asks.
 	Renegotiation Renegotiation `json:"renegotiation"`
 }
