@@ -92,13 +92,7 @@ func TestRealChecks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			port := freePort(t)
-			args := tt.server(port)
-			addr := startServer(t, port, args[0], args[1:]...)
-			res, err := scanAt(t, addr, "real.test", f.rootPool)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := scanRealServer(t, tt.server, f.rootPool)
 			got := checkVerdicts(res)
 			t.Logf("ours: %s; testssl: %s", got, tt.peer)
 			if got != tt.want {
