@@ -124,6 +124,10 @@ configs=(
   "TLS 1.0 CBC (BEAST)|openssl s_server ${base[*]} -cert_chain $pki/inter.pem -tls1 -cipher AES128-SHA:ECDHE-RSA-AES256-SHA:@SECLEVEL=0"
   "TLS 1.3 groups P-384:X25519:ffdhe2048|openssl s_server ${base[*]} -cert_chain $pki/inter.pem -tls1_3 -groups P-384:X25519:ffdhe2048"
   "gnutls P-384 + ffdhe3072|gnutls-serv --x509certfile $pki/leaf.pem --x509keyfile $pki/leaf.key --priority NORMAL:-VERS-TLS1.3:-CURVE-ALL:+CURVE-SECP384R1:+GROUP-FFDHE3072:+DHE-RSA --quiet"
+  "client renegotiation allowed|openssl s_server ${base[*]} -cert_chain $pki/inter.pem -client_renegotiation"
+  "TLS 1.0-1.2 RSA key transport, no tickets (ROBOT, fallback)|openssl s_server ${base[*]} -cert_chain $pki/inter.pem -no_tls1_3 -cipher AES128-SHA:AES256-GCM-SHA384:@SECLEVEL=0 -no_ticket"
+  "no session cache, no tickets|openssl s_server ${base[*]} -cert_chain $pki/inter.pem -no_ticket -no_cache"
+  "gnutls heartbeat|gnutls-serv --x509certfile $pki/leaf.pem --x509keyfile $pki/leaf.key --heartbeat --quiet"
 )
 echo
 echo "== configurations (one run each; ratio = sitediag ms / tool ms)"
@@ -149,14 +153,19 @@ for c in "${configs[@]}"; do
   protos=$(grep -E '^(SSLv[23]|TLSv1\.[0-3]) +enabled' "$work/cfg.sslscan" | awk '{print $1}' | paste -sd' ' || true)
   kx=$(grep -E '^(Preferred|Accepted)' "$work/cfg.sslscan" | grep -oE '(DHE [0-9]+ bits|Curve [^ ]+)' | sort -u | paste -sd',' || true)
   groups=$(sed -n '/Key Exchange Group/,/^$/p' "$work/cfg.sslscan" | grep -E '^TLS' | awk '{print $1" "$4}' | paste -sd',' || true)
-  printf '  %-9s %s | kx %s | groups %s\n' sslscan "$protos" "$kx" "$groups"
+  # Its heartbleed, renegotiation and fallback lines, one word each.
+  checks=$(awk '/^  TLS Fallback SCSV:/ {getline; printf "fallback: %s; ", $0}
+    /^  TLS renegotiation:/ {getline; printf "renegotiation: %s; ", $0}
+    /to heartbleed$/ {seen = 1; if ($0 !~ /not vulnerable/) hb = 1}
+    END {if (seen) printf "heartbleed: %s", (hb ? "VULNERABLE" : "not vulnerable")}' "$work/cfg.sslscan" || true)
+  printf '  %-9s %s | kx %s | groups %s | %s\n' sslscan "$protos" "$kx" "$groups" "$checks"
   line="  ratio sitediag/sslscan $(awk -v a="$ours_ms" -v b="$ssl_ms" 'BEGIN {printf "%.3f", a / b}') ($ours_ms / $ssl_ms ms)"
   if [ "$TESTSSL_RUNS" -gt 0 ]; then
     rm -f "$work/cfg.csv"
     t0=$(now_ms)
     testssl --quiet --color 0 --warnings batch --csvfile "$work/cfg.csv" "127.0.0.1:$port" >/dev/null 2>&1 || true
     tssl_ms=$(($(now_ms) - t0))
-    printf '  %-9s %s\n' testssl "$(awk -F'","' '$1 ~ /^"(LOGJAM|LOGJAM-common_primes|BEAST|cert_chain_of_trust|DH_groups|FS_ECDHE_curves|cert_trust)$/ {gsub(/"/, "", $1); print $1"="$4}' "$work/cfg.csv" | paste -sd' ')"
+    printf '  %-9s %s\n' testssl "$(awk -F'","' '$1 ~ /^"(LOGJAM|LOGJAM-common_primes|BEAST|cert_chain_of_trust|DH_groups|FS_ECDHE_curves|cert_trust|heartbleed|ROBOT|secure_renego|secure_client_renego|fallback_SCSV|sessionresumption_ticket|sessionresumption_ID)$/ {gsub(/"/, "", $1); print $1"="$4}' "$work/cfg.csv" | paste -sd' ')"
     line+=", sitediag/testssl $(awk -v a="$ours_ms" -v b="$tssl_ms" 'BEGIN {printf "%.3f", a / b}') ($tssl_ms ms)"
   fi
   echo "$line"
