@@ -24,13 +24,18 @@ type resumption struct {
 func (s *scanner) resumption(ctx context.Context) resumption {
 	var r resumption
 	if s.legacyVersion() == 0 {
-		r.ids.Details, r.tickets.Details = "not tested: no version from TLS 1.0 to TLS 1.2", "not tested: no version from TLS 1.0 to TLS 1.2"
+		r.ids.Details = "not tested: no version from TLS 1.0 to TLS 1.2"
+		r.tickets.Details = r.ids.Details
 		return r
 	}
 	r.ids = s.sessionIDResumption(ctx)
 	r.tickets = s.ticketResumption(ctx)
 	if s.cutShort(ctx, "sessionResumption") {
-		r.ids.Details, r.tickets.Details = "not finished by the deadline", "not finished by the deadline"
+		for _, sig := range []*Signal{&r.ids, &r.tickets} {
+			if !sig.Supported {
+				sig.Details = "not finished by the deadline"
+			}
+		}
 	}
 	return r
 }
@@ -72,9 +77,9 @@ func (s *scanner) sessionIDResumption(ctx context.Context) Signal {
 	h := hello{version: st.Version, suites: []uint16{st.CipherSuite}, serverName: s.serverName, sessionID: sh.sessionID}
 	rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) { return readReply(r, readNeeds{}) })
 	if err == nil && bytes.Equal(rep.sessionID, sh.sessionID) {
-		return Signal{Supported: true, Details: versionName(st.Version) + " session ID resumed: the server answered a hello carrying it with the same ID"}
+		return Signal{Supported: true, Details: versionName(st.Version) + ": a hello carrying the session ID was answered with the same ID (resumed)"}
 	}
-	return Signal{Details: versionName(st.Version) + " a hello carrying the session ID got a new session"}
+	return Signal{Details: versionName(st.Version) + ": a hello carrying the session ID started a new session"}
 }
 
 // ticketResumption resumes by session ticket.
@@ -93,9 +98,9 @@ func (s *scanner) ticketResumption(ctx context.Context) Signal {
 	_, again := s.fullHandshake(ctx, cfg)
 	switch {
 	case again != nil && again.DidResume:
-		return Signal{Supported: true, Details: versionName(st.Version) + " session ticket resumed"}
+		return Signal{Supported: true, Details: versionName(st.Version) + ": a handshake offering the session ticket resumed the session"}
 	case again == nil:
 		return Signal{Details: "not tested: the second handshake failed"}
 	}
-	return Signal{Details: versionName(st.Version) + " no session ticket resumed"}
+	return Signal{Details: versionName(st.Version) + ": no session resumed by ticket (none was issued, or it was not accepted)"}
 }

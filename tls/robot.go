@@ -26,7 +26,8 @@ type Robot struct {
 	Finding
 	// RSAKeyTransport is true when the server accepts an RSA
 	// key-transport suite (TLS_RSA_WITH_*), which the probe then used,
-	// false when it accepts none, null when it was not tested (no
+	// false when it accepts none (or no probe got as far as its key
+	// exchange), null when it was not tested (no
 	// version from TLS 1.0 to TLS 1.2, or the deadline came first).
 	RSAKeyTransport *bool `json:"rsaKeyTransport"`
 }
