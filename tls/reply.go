@@ -60,6 +60,9 @@ type reply struct {
 	// heartbeat is true when the ServerHello carried the heartbeat
 	// extension (RFC 6520).
 	heartbeat bool
+	// abbreviated is true when ChangeCipherSpec followed the ServerHello
+	// (SSL 3.0–TLS 1.2): the server resumed a session.
+	abbreviated bool
 	// certs is the certificate chain of a Certificate message (SSL 3.0 to
 	// TLS 1.2, and SSL 2.0), leaf first, when it was read.
 	certs [][]byte
@@ -107,8 +110,9 @@ func readReply(r io.Reader, needs readNeeds) (*reply, error) {
 			return nil, &alertError{Description: fragment[1]}
 		case recordHandshake:
 		default:
-			if rep != nil {
-				return rep, nil // e.g. ChangeCipherSpec after a TLS 1.3 ServerHello
+			if rep != nil { // e.g. ChangeCipherSpec after a TLS 1.3 ServerHello, or a resumed session's
+				rep.abbreviated = typ == recordChangeCipherSpec && rep.version < versionTLS13
+				return rep, nil
 			}
 			return nil, errMalformed
 		}

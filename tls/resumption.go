@@ -17,7 +17,8 @@ type resumption struct {
 // resumption tests both ways to resume a TLS 1.0–1.2 session, each
 // after a full handshake with crypto/tls: by session ID (RFC 5246), a
 // raw hello carrying the ID the server gave, resumed when the server
-// answers with the same ID; by session ticket (RFC 5077), a second
+// answers with the same ID and goes straight to ChangeCipherSpec; by
+// session ticket (RFC 5077), a second
 // crypto/tls handshake offering the ticket, resumed when crypto/tls
 // says so. TLS 1.3 is not tested: its tickets come after the
 // handshake, when the server chooses to send them.
@@ -75,9 +76,9 @@ func (s *scanner) sessionIDResumption(ctx context.Context) Signal {
 		return Signal{Details: "the server gave no session ID"}
 	}
 	h := hello{version: st.Version, suites: []uint16{st.CipherSuite}, serverName: s.serverName, sessionID: sh.sessionID}
-	rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) { return readReply(r, readNeeds{}) })
-	if err == nil && bytes.Equal(rep.sessionID, sh.sessionID) {
-		return Signal{Supported: true, Details: versionName(st.Version) + ": a hello carrying the session ID was answered with the same ID (resumed)"}
+	rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) { return readReply(r, readNeeds{flight: true}) })
+	if err == nil && bytes.Equal(rep.sessionID, sh.sessionID) && rep.abbreviated {
+		return Signal{Supported: true, Details: versionName(st.Version) + ": a hello carrying the session ID was answered with the same ID and an abbreviated handshake"}
 	}
 	return Signal{Details: versionName(st.Version) + ": a hello carrying the session ID started a new session"}
 }
