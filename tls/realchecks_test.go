@@ -79,7 +79,7 @@ func TestRealChecks(t *testing.T) {
 			name:   "openssl TLS 1.2 only",
 			server: func(port int) []string { return sServer(port, "-tls1_2") },
 			want:   "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=false fallbackScsv=null sessionId=true ticket=true",
-			peer:   "TLS_FALLBACK_SCSV no fallback possible, TLS 1.2 is the only protocol",
+			peer:   "TLS_FALLBACK_SCSV no fallback possible, no protocol below TLS 1.2 offered; resumption tickets yes, ID yes",
 		},
 		{
 			name: "gnutls --heartbeat",
