@@ -3,6 +3,7 @@ package tls
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -52,14 +53,14 @@ func TestRealChecks(t *testing.T) {
 			name:   "openssl defaults (TLS 1.2, 1.3)",
 			server: func(port int) []string { return sServer(port) },
 			want:   "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=false fallbackScsv=true sessionId=true ticket=true",
-			peer: "Heartbleed not vulnerable, no heartbeat extension; ROBOT not vulnerable; Secure Client-Initiated Renegotiation " +
+			peer: "testssl: Heartbleed not vulnerable, no heartbeat extension; ROBOT not vulnerable; Secure Client-Initiated Renegotiation " +
 				"not vulnerable; TLS_FALLBACK_SCSV no fallback possible, no protocol below TLS 1.2 offered; resumption tickets yes, ID yes",
 		},
 		{
 			name:   "openssl -client_renegotiation",
 			server: func(port int) []string { return sServer(port, "-client_renegotiation") },
 			want:   "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=true fallbackScsv=true sessionId=true ticket=true",
-			peer:   "Secure Client-Initiated Renegotiation VULNERABLE (NOT ok), potential DoS threat",
+			peer:   "testssl: Secure Client-Initiated Renegotiation VULNERABLE (NOT ok), potential DoS threat",
 		},
 		{
 			name: "openssl TLS 1.0–1.2, RSA key transport only, no tickets",
@@ -67,19 +68,19 @@ func TestRealChecks(t *testing.T) {
 				return sServer(port, "-no_tls1_3", "-cipher", "AES128-SHA:AES256-GCM-SHA384:@SECLEVEL=0", "-no_ticket")
 			},
 			want: "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=false fallbackScsv=true sessionId=true ticket=false",
-			peer: "ROBOT not vulnerable; TLS_FALLBACK_SCSV supported; resumption tickets no, ID yes",
+			peer: "testssl: ROBOT not vulnerable; TLS_FALLBACK_SCSV supported; resumption tickets no, ID yes",
 		},
 		{
 			name:   "openssl without session cache or tickets",
 			server: func(port int) []string { return sServer(port, "-no_ticket", "-no_cache") },
 			want:   "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=false fallbackScsv=true sessionId=false ticket=false",
-			peer:   "resumption tickets no, ID no",
+			peer:   "testssl: resumption tickets no, ID no",
 		},
 		{
 			name:   "openssl TLS 1.2 only",
 			server: func(port int) []string { return sServer(port, "-tls1_2") },
 			want:   "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=false fallbackScsv=null sessionId=true ticket=true",
-			peer:   "TLS_FALLBACK_SCSV no fallback possible, no protocol below TLS 1.2 offered; resumption tickets yes, ID yes",
+			peer:   "testssl: TLS_FALLBACK_SCSV no fallback possible, no protocol below TLS 1.2 offered; resumption tickets yes, ID yes",
 		},
 		{
 			name: "gnutls --heartbeat",
@@ -92,17 +93,31 @@ func TestRealChecks(t *testing.T) {
 				"Server supports TLS Fallback SCSV); resumption ID not supported, tickets check failed (connect problem), where " +
 				"openssl s_client -no_ticket -sess_in says Reused",
 		},
+		{
+			name: "gnutls without RFC 5746 (insecure renegotiation)",
+			server: func(port int) []string {
+				return []string{gnutls, "--port", strconv.Itoa(port), "--x509certfile", f.leaf, "--x509keyfile", f.key, "--quiet",
+					"--priority", "NORMAL:%DISABLE_SAFE_RENEGOTIATION"}
+			},
+			want: "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=true fallbackScsv=true sessionId=true ticket=true",
+			peer: "sslscan: Insecure session renegotiation supported",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := scanRealServer(t, tt.server, f.rootPool)
 			got := checkVerdicts(res)
-			t.Logf("ours: %s; testssl: %s", got, tt.peer)
+			t.Logf("ours: %s; peer: %s", got, tt.peer)
 			if got != tt.want {
 				t.Errorf("got  %s\nwant %s", got, tt.want)
 			}
-			if res.Vulnerabilities.Renegotiation.Vulnerable != (res.Vulnerabilities.Renegotiation.ClientInitiated != nil && *res.Vulnerabilities.Renegotiation.ClientInitiated) {
-				t.Errorf("renegotiation: got %+v, want vulnerable exactly when client-initiated renegotiation is accepted", res.Vulnerabilities.Renegotiation)
+			reneg := res.Vulnerabilities.Renegotiation
+			if reneg.Vulnerable != (reneg.ClientInitiated != nil && *reneg.ClientInitiated) {
+				t.Errorf("renegotiation: got %+v, want vulnerable exactly when client-initiated renegotiation is accepted", reneg)
+			}
+			secure := res.Advisory.SecureRenegotiation.Supported
+			if reneg.Vulnerable && strings.Contains(reneg.Evidence[0], "CVE-2009-3555") == secure {
+				t.Errorf("renegotiation evidence %q with secureRenegotiation %v: want CVE-2009-3555 named exactly without RFC 5746", reneg.Evidence, secure)
 			}
 		})
 	}
