@@ -112,7 +112,7 @@ type robotResult struct {
 
 // robotRound sends one probe per variant, at once; nil when the server
 // picks no RSA key-transport suite, its key is not RSA, or a probe
-// failed before its flight was sent.
+// failed before its flight was sent (its reaction is then "").
 func (s *scanner) robotRound(ctx context.Context, v uint16) *robotResult {
 	var suites []uint16
 	for _, id := range suitesFor(false) {
@@ -127,7 +127,7 @@ func (s *scanner) robotRound(ctx context.Context, v uint16) *robotResult {
 	var mu sync.Mutex
 	for i, variant := range robotVariants {
 		wg.Go(func() {
-			err := s.converse(ctx, h, readNeeds{certificate: true}, func(conn net.Conn, rep *reply) error {
+			s.converse(ctx, h, readNeeds{certificate: true}, func(conn net.Conn, rep *reply) error {
 				pub, err := certRSAKey(rep)
 				if err != nil {
 					return err
@@ -141,9 +141,6 @@ func (s *scanner) robotRound(ctx context.Context, v uint16) *robotResult {
 				res.reactions[i] = reaction(conn)
 				return nil
 			})
-			if err != nil {
-				res.reactions[i] = ""
-			}
 		})
 	}
 	wg.Wait()
