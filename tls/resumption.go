@@ -6,6 +6,7 @@ import (
 	cryptotls "crypto/tls"
 	"io"
 	"net"
+	"sync"
 	"time"
 )
 
@@ -29,8 +30,10 @@ func (s *scanner) resumption(ctx context.Context) resumption {
 		r.tickets.Details = r.ids.Details
 		return r
 	}
-	r.ids = s.sessionIDResumption(ctx)
-	r.tickets = s.ticketResumption(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { r.ids = s.sessionIDResumption(ctx) })
+	wg.Go(func() { r.tickets = s.ticketResumption(ctx) })
+	wg.Wait()
 	if s.cutShort(ctx, "sessionResumption") {
 		for _, sig := range []*Signal{&r.ids, &r.tickets} {
 			if !sig.Supported {
