@@ -14,21 +14,34 @@ import (
 	"github.com/sitediag/sitediag/tls"
 )
 
+// MaxProbeTimeout is the longest TLSScanOptions.ProbeTimeout.
+const MaxProbeTimeout = 30 * time.Second
+
 // TLSScanOptions are the options of TLSScan. The zero value is ready to
 // use.
 type TLSScanOptions struct {
-	// ProbeTimeout bounds each handshake probe (connect, hello, answer).
-	// If zero, tls.DefaultProbeTimeout.
+	// ProbeTimeout bounds each handshake probe (connect, hello, answer),
+	// up to MaxProbeTimeout: raise it for a server slower than that to
+	// answer. If zero, tls.DefaultProbeTimeout (5 s).
 	ProbeTimeout time.Duration
+}
+
+// TLSScanSettings are TLSScanOptions resolved.
+type TLSScanSettings struct {
+	// ProbeTimeout is in seconds.
+	ProbeTimeout float64 `json:"probeTimeout"`
 }
 
 // TLSScanResult is the outcome of a TLS scan. Its JSON is the API's
 // data: protocols and certificate as the spec gives them, then cipher
-// suites per protocol, vulnerabilities and advisory signals.
+// suites per protocol, vulnerabilities, advisory signals, and whether
+// the operation's deadline cut the scan short (partial).
 type TLSScanResult struct {
 	tls.Result
 	// Host is the target's host, with a port when not 443.
 	Host string `json:"-"`
+	// Settings are the options the scan ran with, defaults filled in.
+	Settings TLSScanSettings `json:"-"`
 }
 
 // TLSScan scans the TLS configuration of the server at rawURL's host and
@@ -37,12 +50,22 @@ type TLSScanResult struct {
 // the cipher suites of each; the vulnerabilities they imply; and its
 // certificate, verified against Config.RootCAs at Config.Now. An
 // expired, self-signed or mismatched certificate is a finding, not an
-// error. A name is sent as SNI; an IP literal is not.
+// error. A name is sent as SNI; an IP literal is not. When the
+// operation's deadline comes first, what was found by then is returned,
+// with Partial set and Unfinished saying what was left.
 //
-// Errors: CodeInvalidURL, CodeTargetNotAllowed, CodeTLSHandshakeFailed
-// (the name does not resolve, the port refuses, or no version at all can
-// be negotiated), CodeTLSScanFailed.
+// Errors: CodeInvalidURL, CodeInvalidParameters (a ProbeTimeout out of
+// range), CodeTargetNotAllowed, CodeTLSHandshakeFailed (the name does
+// not resolve, the port refuses, or no version at all can be
+// negotiated), CodeTLSScanFailed (the deadline came before any version
+// was found).
 func (c *Client) TLSScan(ctx context.Context, rawURL string, opts TLSScanOptions) (*TLSScanResult, error) {
+	if opts.ProbeTimeout < 0 || opts.ProbeTimeout > MaxProbeTimeout {
+		return nil, InvalidParameter("probeTimeout", "must be between 0 and 30 seconds")
+	}
+	if opts.ProbeTimeout == 0 {
+		opts.ProbeTimeout = tls.DefaultProbeTimeout
+	}
 	t, err := tlsTarget(rawURL)
 	if err != nil {
 		return nil, err
@@ -59,7 +82,7 @@ func (c *Client) TLSScan(ctx context.Context, rawURL string, opts TLSScanOptions
 	if err != nil {
 		return nil, mapTLSError(err)
 	}
-	return &TLSScanResult{Result: *res, Host: t.Display()}, nil
+	return &TLSScanResult{Result: *res, Host: t.Display(), Settings: TLSScanSettings{ProbeTimeout: opts.ProbeTimeout.Seconds()}}, nil
 }
 
 // tlsTarget parses rawURL for a TLS scan: its host, and its port or
@@ -90,7 +113,7 @@ func mapTLSError(err error) *Error {
 	case errors.Is(err, tls.ErrNoProtocol):
 		return NewError(CodeTLSHandshakeFailed, err, "unable to establish a TLS connection with the target server")
 	case errors.Is(err, context.DeadlineExceeded):
-		return NewError(CodeTLSScanFailed, err, "the scan did not finish in time")
+		return NewError(CodeTLSScanFailed, err, "the scan found no TLS version before its deadline")
 	case errors.As(err, &resolveErr):
 		return NewError(CodeTLSHandshakeFailed, err, "the host name could not be resolved: %s", neterr.Why(err))
 	}

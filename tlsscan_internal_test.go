@@ -59,3 +59,19 @@ func TestMapTLSErrorDialTimeout(t *testing.T) {
 		t.Errorf("scan out of time: got %s, want %s", got, CodeTLSScanFailed)
 	}
 }
+
+// ProbeTimeout is refused out of its range, before anything is dialled.
+func TestTLSScanProbeTimeoutRange(t *testing.T) {
+	c, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, d := range []time.Duration{-time.Second, MaxProbeTimeout + time.Millisecond} {
+		_, err := c.TLSScan(context.Background(), "https://site.test", TLSScanOptions{ProbeTimeout: d})
+		var e *Error
+		if !errors.As(err, &e) || e.Code != CodeInvalidParameters || e.Details != "probeTimeout: must be between 0 and 30 seconds" {
+			t.Errorf("probe timeout %v: got %v, want INVALID_PARAMETERS for probeTimeout", d, err)
+		}
+	}
+}

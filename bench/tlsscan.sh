@@ -5,6 +5,10 @@
 #
 #   bench/tlsscan.sh                 # 11 runs each, 3 of testssl (about 2 min a run)
 #   RUNS=21 TESTSSL_RUNS=0 bench/tlsscan.sh
+#   RUNS=1 CONFIGS='renegotiation|heartbeat' bench/tlsscan.sh   # only the configurations matching
+#
+# testssl runs with --nodns none: the targets are loopback addresses, and
+# its DNS look-ups (CAA, rDNS) only wait for time-outs offline.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -66,7 +70,7 @@ grep -E '^(SSLv[23]|TLSv1\.[0-3]) +enabled' "$work/sslscan.out" | awk '{print $1
 tools=(sitediag sslscan)
 if [ "$TESTSSL_RUNS" -gt 0 ]; then
   # testssl will not write over a CSV file: each run gets a new one.
-  testssl_run() { rm -f "$work/testssl.csv"; testssl --quiet --color 0 --warnings off --csvfile "$work/testssl.csv" "$addr"; }
+  testssl_run() { rm -f "$work/testssl.csv"; testssl --quiet --color 0 --warnings off --nodns none --csvfile "$work/testssl.csv" "$addr"; }
   time_runs testssl "$TESTSSL_RUNS" testssl_run
   awk -F'","' '$5 ~ /^offered/ {print $1}' "$work/testssl.csv" | tr -d '"' |
     sed -n 's/^SSLv2$/SSLv2/p; s/^SSLv3$/SSLv3/p; s/^TLS1$/TLSv1.0/p; s/^TLS1_1$/TLSv1.1/p; s/^TLS1_2$/TLSv1.2/p; s/^TLS1_3$/TLSv1.3/p' >"$work/testssl.protocols"
@@ -94,8 +98,11 @@ done
 # tool: sitediag's verdicts (suites per protocol, key exchange, findings,
 # chain), sslscan's (protocols, DHE sizes and groups), testssl's
 # (LOGJAM, BEAST, chain of trust) when TESTSSL_RUNS > 0, and the time
-# ratio. CONFIGS=0 skips this part.
+# ratio. CONFIGS=0 skips this part; CONFIGS=<regex> runs only the
+# configurations whose name matches.
 [ "${CONFIGS:-1}" = 0 ] && exit 0
+only=${CONFIGS:-1}
+[ "$only" = 1 ] && only=.
 command -v openssl >/dev/null || { echo "bench: configurations need openssl" >&2; exit 1; }
 pki=$work/pki
 mkdir -p "$pki"
@@ -124,12 +131,18 @@ configs=(
   "TLS 1.0 CBC (BEAST)|openssl s_server ${base[*]} -cert_chain $pki/inter.pem -tls1 -cipher AES128-SHA:ECDHE-RSA-AES256-SHA:@SECLEVEL=0"
   "TLS 1.3 groups P-384:X25519:ffdhe2048|openssl s_server ${base[*]} -cert_chain $pki/inter.pem -tls1_3 -groups P-384:X25519:ffdhe2048"
   "gnutls P-384 + ffdhe3072|gnutls-serv --x509certfile $pki/leaf.pem --x509keyfile $pki/leaf.key --priority NORMAL:-VERS-TLS1.3:-CURVE-ALL:+CURVE-SECP384R1:+GROUP-FFDHE3072:+DHE-RSA --quiet"
+  "client renegotiation allowed|openssl s_server ${base[*]} -cert_chain $pki/inter.pem -client_renegotiation"
+  "TLS 1.0-1.2 RSA key transport, no tickets (ROBOT, fallback)|openssl s_server ${base[*]} -cert_chain $pki/inter.pem -no_tls1_3 -cipher AES128-SHA:AES256-GCM-SHA384:@SECLEVEL=0 -no_ticket"
+  "no session cache, no tickets|openssl s_server ${base[*]} -cert_chain $pki/inter.pem -no_ticket -no_cache"
+  "gnutls heartbeat|gnutls-serv --x509certfile $pki/leaf.pem --x509keyfile $pki/leaf.key --heartbeat --quiet"
+  "gnutls without RFC 5746|gnutls-serv --x509certfile $pki/leaf.pem --x509keyfile $pki/leaf.key --priority NORMAL:%DISABLE_SAFE_RENEGOTIATION --quiet"
 )
 echo
 echo "== configurations (one run each; ratio = sitediag ms / tool ms)"
 for c in "${configs[@]}"; do
   name=${c%%|*}
   cmd=${c#*|}
+  [[ $name =~ $only ]] || continue
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   case $cmd in
     openssl*) $cmd -accept "127.0.0.1:$port" >/dev/null 2>&1 & ;;
@@ -149,14 +162,19 @@ for c in "${configs[@]}"; do
   protos=$(grep -E '^(SSLv[23]|TLSv1\.[0-3]) +enabled' "$work/cfg.sslscan" | awk '{print $1}' | paste -sd' ' || true)
   kx=$(grep -E '^(Preferred|Accepted)' "$work/cfg.sslscan" | grep -oE '(DHE [0-9]+ bits|Curve [^ ]+)' | sort -u | paste -sd',' || true)
   groups=$(sed -n '/Key Exchange Group/,/^$/p' "$work/cfg.sslscan" | grep -E '^TLS' | awk '{print $1" "$4}' | paste -sd',' || true)
-  printf '  %-9s %s | kx %s | groups %s\n' sslscan "$protos" "$kx" "$groups"
+  # Its heartbleed, renegotiation and fallback lines, one word each.
+  checks=$(awk '/^  TLS Fallback SCSV:/ {getline; printf "fallback: %s; ", $0}
+    /^  TLS renegotiation:/ {getline; printf "renegotiation: %s; ", $0}
+    /to heartbleed$/ {seen = 1; if ($0 !~ /not vulnerable/) hb = 1}
+    END {if (seen) printf "heartbleed: %s", (hb ? "VULNERABLE" : "not vulnerable")}' "$work/cfg.sslscan" || true)
+  printf '  %-9s %s | kx %s | groups %s | %s\n' sslscan "$protos" "$kx" "$groups" "$checks"
   line="  ratio sitediag/sslscan $(awk -v a="$ours_ms" -v b="$ssl_ms" 'BEGIN {printf "%.3f", a / b}') ($ours_ms / $ssl_ms ms)"
   if [ "$TESTSSL_RUNS" -gt 0 ]; then
     rm -f "$work/cfg.csv"
     t0=$(now_ms)
-    testssl --quiet --color 0 --warnings batch --csvfile "$work/cfg.csv" "127.0.0.1:$port" >/dev/null 2>&1 || true
+    testssl --quiet --color 0 --warnings batch --nodns none --csvfile "$work/cfg.csv" "127.0.0.1:$port" >/dev/null 2>&1 || true
     tssl_ms=$(($(now_ms) - t0))
-    printf '  %-9s %s\n' testssl "$(awk -F'","' '$1 ~ /^"(LOGJAM|LOGJAM-common_primes|BEAST|cert_chain_of_trust|DH_groups|FS_ECDHE_curves|cert_trust)$/ {gsub(/"/, "", $1); print $1"="$4}' "$work/cfg.csv" | paste -sd' ')"
+    printf '  %-9s %s\n' testssl "$(awk -F'","' '$1 ~ /^"(LOGJAM|LOGJAM-common_primes|BEAST|cert_chain_of_trust|DH_groups|FS_ECDHE_curves|cert_trust|heartbleed|ROBOT|secure_renego|secure_client_renego|fallback_SCSV|sessionresumption_ticket|sessionresumption_ID)$/ {gsub(/"/, "", $1); print $1"="$4}' "$work/cfg.csv" | paste -sd' ')"
     line+=", sitediag/testssl $(awk -v a="$ours_ms" -v b="$tssl_ms" 'BEGIN {printf "%.3f", a / b}') ($tssl_ms ms)"
   fi
   echo "$line"

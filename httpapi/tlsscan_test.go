@@ -48,8 +48,11 @@ func TestTLSScanShape(t *testing.T) {
 	resp := api.Post(t, "/tlsscan", map[string]any{"url": fmt.Sprintf("https://example.com:%d/path", port)})
 	meta, data := resp.WantSuccess(t)
 
-	if got, want := keys(meta), []string{"test", "url"}; !slices.Equal(got, want) {
+	if got, want := keys(meta), []string{"probeTimeout", "test", "url"}; !slices.Equal(got, want) {
 		t.Errorf("meta keys: got %v, want %v", got, want)
+	}
+	if meta["probeTimeout"] != 5.0 {
+		t.Errorf("meta.probeTimeout: got %v, want the default, 5", meta["probeTimeout"])
 	}
 	if got, want := meta["url"], fmt.Sprintf("example.com:%d", port); got != want {
 		t.Errorf("meta.url: got %v, want %v", got, want)
@@ -60,7 +63,7 @@ func TestTLSScanShape(t *testing.T) {
 	}
 
 	d := data.(map[string]any)
-	if got, want := keys(d), []string{"advisory", "certificate", "cipherSuites", "protocols", "vulnerabilities"}; !slices.Equal(got, want) {
+	if got, want := keys(d), []string{"advisory", "certificate", "cipherSuites", "partial", "protocols", "unfinished", "vulnerabilities"}; !slices.Equal(got, want) {
 		t.Errorf("data keys: got %v, want %v", got, want)
 	}
 	wantProtocols := map[string]any{"ssl2": false, "ssl3": false, "tls10": false, "tls11": false, "tls12": true, "tls13": true}
@@ -85,11 +88,27 @@ func TestTLSScanShape(t *testing.T) {
 		t.Errorf("got trusted %v hostnameMatches %v authorizationError %v", cert["trusted"], cert["hostnameMatches"], cert["authorizationError"])
 	}
 	vulns := d["vulnerabilities"].(map[string]any)
-	if got, want := keys(vulns), []string{"anonymousCipher", "beast", "crime", "drown", "freak", "logjam", "nullCipher", "poodle", "rc4", "sweet32"}; !slices.Equal(got, want) {
+	if got, want := keys(vulns), []string{"anonymousCipher", "beast", "crime", "drown", "freak", "heartbleed", "logjam", "nullCipher",
+		"poodle", "rc4", "renegotiation", "robot", "sweet32"}; !slices.Equal(got, want) {
 		t.Errorf("vulnerabilities keys: got %v, want %v", got, want)
 	}
-	if got, want := keys(d["advisory"].(map[string]any)), []string{"ocspStapling", "postQuantum", "secureRenegotiation"}; !slices.Equal(got, want) {
+	for name, want := range map[string][]string{
+		"heartbleed":    {"evidence", "heartbeat", "vulnerable"},
+		"robot":         {"evidence", "rsaKeyTransport", "vulnerable"},
+		"renegotiation": {"clientInitiated", "evidence", "vulnerable"},
+		"poodle":        {"evidence", "fallbackScsv", "vulnerable"},
+	} {
+		if got := keys(vulns[name].(map[string]any)); !slices.Equal(got, want) {
+			t.Errorf("vulnerabilities.%s keys: got %v, want %v", name, got, want)
+		}
+	}
+	if got, want := keys(d["advisory"].(map[string]any)), []string{"ocspStapling", "postQuantum", "secureRenegotiation",
+		"sessionIdResumption", "sessionTicketResumption"}; !slices.Equal(got, want) {
 		t.Errorf("advisory keys: got %v, want %v", got, want)
+	}
+	if d["partial"] != false || !maps.EqualFunc(d["unfinished"].(map[string]any),
+		map[string]any{"protocols": nil, "cipherSuites": nil, "checks": nil}, func(v, _ any) bool { return len(v.([]any)) == 0 }) {
+		t.Errorf("got partial %v, unfinished %v; want false and three empty lists", d["partial"], d["unfinished"])
 	}
 	if suites := d["cipherSuites"].(map[string]any)["tls13"].(map[string]any)["suites"].([]any); len(suites) != 3 {
 		t.Errorf("cipherSuites.tls13: got %v, want crypto/tls's three", suites)
@@ -133,12 +152,17 @@ func TestTLSScanErrors(t *testing.T) {
 		{"name that does not resolve", sitediag.Config{}, "https://nowhere.test", 422, sitediag.CodeTLSHandshakeFailed},
 		{"closed port", sitediag.Config{}, fmt.Sprintf("https://site.test:%d", closedPort), 422, sitediag.CodeTLSHandshakeFailed},
 		{"out of time", sitediag.Config{Timeout: 300 * time.Millisecond}, fmt.Sprintf("https://site.test:%d", silentPort), 500, sitediag.CodeTLSScanFailed},
+		{"probe timeout over 30 s", sitediag.Config{}, "https://site.test", 400, sitediag.CodeInvalidParameters},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			api := apitest.New(t, apitest.Options{Config: tt.config})
 			api.DNS.Add(t, "site.test. 60 IN A 127.0.0.1")
-			resp := api.Post(t, "/tlsscan", map[string]any{"url": tt.url})
+			body := map[string]any{"url": tt.url}
+			if tt.code == sitediag.CodeInvalidParameters {
+				body["probeTimeout"] = 31
+			}
+			resp := api.Post(t, "/tlsscan", body)
 			resp.WantError(t, tt.status, tt.code)
 			if id := resp.Header.Get("X-Request-Id"); !uuidForm.MatchString(id) {
 				t.Errorf("X-Request-Id: got %q, want a UUID", id)
@@ -155,4 +179,47 @@ func TestTestIDFormByRoute(t *testing.T) {
 			t.Errorf("%s: X-Request-Id %q does not match %s", path, id, form)
 		}
 	}
+}
+
+// A server slower than the operation limit allows to finish: 200 with
+// what was found, partial, and a message saying so; probeTimeout is
+// echoed.
+func TestTLSScanPartial(t *testing.T) {
+	port, _ := tlsServer(t)
+	slow, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { slow.Close() })
+	go func() { // delays every connection to the TLS server by 300 ms
+		for {
+			c, err := slow.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				time.Sleep(300 * time.Millisecond)
+				up, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+				if err != nil {
+					return
+				}
+				defer up.Close()
+				go io.Copy(up, c)
+				io.Copy(c, up)
+			}()
+		}
+	}()
+	api := apitest.New(t, apitest.Options{Config: sitediag.Config{Timeout: 1500 * time.Millisecond}})
+	api.DNS.Add(t, "example.com. 60 IN A 127.0.0.1")
+	resp := api.Post(t, "/tlsscan", map[string]any{"url": fmt.Sprintf("https://example.com:%d", slow.Addr().(*net.TCPAddr).Port), "probeTimeout": 2.5})
+	meta, data := resp.WantSuccess(t)
+	d := data.(map[string]any)
+	if meta["probeTimeout"] != 2.5 || d["partial"] != true || resp.Envelope["message"] == nil {
+		t.Errorf("got meta.probeTimeout %v, partial %v, message %v; want 2.5, true, a message", meta["probeTimeout"], d["partial"], resp.Envelope["message"])
+	}
+	if p := d["protocols"].(map[string]any); p["tls12"] != true || p["tls13"] != true {
+		t.Errorf("protocols: got %v, want TLS 1.2 and 1.3 found by the deadline", p)
+	}
+	t.Logf("message %q, unfinished %v", resp.Envelope["message"], d["unfinished"])
 }

@@ -15,13 +15,18 @@ import (
 // version from SSL 3.0 to TLS 1.2 (SSL 3.0 included), any suite, DHE
 // groups of any size, DEFLATE. It answers a hello with a canned
 // ServerHello, Certificate, ServerKeyExchange and ServerHelloDone, and
-// never finishes a handshake.
+// never finishes a handshake: it reads the client's next record and
+// closes, unless next takes the connection over.
 type legacyServer struct {
-	version  uint16
-	suites   []uint16 // in the server's order of preference
-	cert     []byte   // DER; sent unless the suite is anonymous
-	dhBits   int      // size of the DHE prime
-	compress bool     // pick DEFLATE when offered
+	version   uint16
+	min       uint16   // if set, older hellos down to min get their own version
+	suites    []uint16 // in the server's order of preference
+	cert      []byte   // DER; sent unless the suite is anonymous
+	dhBits    int      // size of the DHE prime
+	compress  bool     // pick DEFLATE when offered
+	heartbeat bool     // accept the heartbeat extension
+	// next, if set, goes on with the connection after the flight.
+	next func(c net.Conn)
 }
 
 // clientHello is what the fake servers read from a hello.
@@ -39,13 +44,20 @@ func (l legacyServer) start(t testing.TB) string {
 			return
 		}
 		c.Write(l.answer(ch))
-		io.Copy(io.Discard, c)
+		if l.next != nil {
+			l.next(c)
+			return
+		}
+		readRecord(c)
 	})
 }
 
 // answer is the server's reply to ch: an alert, or its flight up to
 // ServerHelloDone in one record.
 func (l legacyServer) answer(ch clientHello) []byte {
+	if ch.version < l.version && l.min != 0 && ch.version >= l.min {
+		l.version = ch.version // TLS_FALLBACK_SCSV or not
+	}
 	if ch.version < l.version {
 		return alertRecord(l.version, 70) // protocol_version
 	}
@@ -94,6 +106,10 @@ func (l legacyServer) serverHello(ch clientHello, suite Suite) []byte {
 		b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) {
 			b.AddUint16(extRenegotiationInfo)
 			b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) { b.AddUint8(0) })
+			if l.heartbeat {
+				b.AddUint16(extHeartbeat)
+				b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) { b.AddUint8(1) })
+			}
 		})
 	})
 }

@@ -12,25 +12,34 @@ import (
 type handshake struct {
 	// state is nil when the handshake failed.
 	state *cryptotls.ConnectionState
+	// cut is true when the deadline came before it completed.
+	cut bool
 }
 
-// handshake completes one handshake with crypto/tls, offering every
-// version and suite it implements, without verifying the certificate:
-// describeCertificate judges it afterwards.
-func (s *scanner) handshake(ctx context.Context) *handshake {
+// clientConfig is a crypto/tls client configuration offering every
+// version from TLS 1.0 to maxVersion and every suite crypto/tls
+// implements, without verifying the certificate: describeCertificate
+// judges it, and an invalid one is a finding.
+func (s *scanner) clientConfig(maxVersion uint16) *cryptotls.Config {
 	var suites []uint16
 	for _, cs := range slices.Concat(cryptotls.CipherSuites(), cryptotls.InsecureCipherSuites()) {
 		suites = append(suites, cs.ID)
 	}
+	return &cryptotls.Config{
+		ServerName:         s.serverName,
+		InsecureSkipVerify: true,
+		MinVersion:         cryptotls.VersionTLS10,
+		MaxVersion:         maxVersion,
+		CipherSuites:       suites,
+	}
+}
+
+// handshake completes one handshake with crypto/tls, offering every
+// version and suite it implements.
+func (s *scanner) handshake(ctx context.Context) *handshake {
 	hs := &handshake{}
 	s.withConn(ctx, func(ctx context.Context, conn net.Conn) error {
-		tc := cryptotls.Client(conn, &cryptotls.Config{
-			ServerName:         s.serverName,
-			InsecureSkipVerify: true, // verified by hand; an invalid certificate is a finding
-			MinVersion:         cryptotls.VersionTLS10,
-			MaxVersion:         cryptotls.VersionTLS13,
-			CipherSuites:       suites,
-		})
+		tc := cryptotls.Client(conn, s.clientConfig(cryptotls.VersionTLS13))
 		if err := tc.HandshakeContext(ctx); err != nil {
 			return err
 		}
@@ -38,6 +47,7 @@ func (s *scanner) handshake(ctx context.Context) *handshake {
 		hs.state = &st
 		return nil
 	})
+	hs.cut = hs.state == nil && ended(ctx) != nil
 	return hs
 }
 

@@ -35,6 +35,7 @@ const (
 const (
 	extServerName          = 0
 	extSupportedGroups     = 10
+	extHeartbeat           = 15
 	extECPointFormats      = 11
 	extSignatureAlgorithms = 13
 	extPadding             = 21
@@ -98,6 +99,17 @@ type hello struct {
 	// groups, when set, replaces the TLS 1.3 hello's supported_groups;
 	// its X25519 key share is sent only when X25519 is among them.
 	groups []uint16
+	// heartbeat offers the heartbeat extension (RFC 6520), peer allowed
+	// to send.
+	heartbeat bool
+	// sessionID asks to resume that session (SSL 3.0–TLS 1.2).
+	sessionID []byte
+	// renegotiating marks a hello sent inside an established connection:
+	// it carries no SCSV, and renegotiation_info holds verifyData (the
+	// client's last Finished), or is left out when verifyData is nil
+	// because the server has no RFC 5746.
+	renegotiating bool
+	verifyData    []byte
 }
 
 // marshal returns the hello as one handshake record.
@@ -114,13 +126,15 @@ func (h hello) marshal() []byte {
 			var sid [32]byte
 			rand.Read(sid[:])
 			b.AddBytes(sid[:])
+		} else {
+			b.AddBytes(h.sessionID)
 		}
 	})
 	b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) {
 		for _, s := range h.suites {
 			b.AddUint16(s)
 		}
-		if h.version < versionTLS13 {
+		if h.version < versionTLS13 && !h.renegotiating {
 			b.AddUint16(scsvRenegotiation)
 		}
 		if h.fallback {
@@ -180,8 +194,15 @@ func (h hello) extensions() []byte {
 		addExtension(&b, extECPointFormats, func(b *cryptobyte.Builder) {
 			b.AddUint8LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes([]byte{0, 1, 2}) })
 		})
-		addExtension(&b, extRenegotiationInfo, func(b *cryptobyte.Builder) { b.AddUint8(0) })
+		if !h.renegotiating || h.verifyData != nil {
+			addExtension(&b, extRenegotiationInfo, func(b *cryptobyte.Builder) {
+				b.AddUint8LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes(h.verifyData) })
+			})
+		}
 		addExtension(&b, extExtendedMasterSec, func(*cryptobyte.Builder) {})
+	}
+	if h.heartbeat {
+		addExtension(&b, extHeartbeat, func(b *cryptobyte.Builder) { b.AddUint8(1) }) // peer_allowed_to_send
 	}
 	if h.version >= versionTLS12 {
 		addExtension(&b, extSignatureAlgorithms, func(b *cryptobyte.Builder) { addUint16List(b, signatureSchemes) })

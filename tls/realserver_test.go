@@ -76,6 +76,20 @@ func startServer(t *testing.T, port int, name string, args ...string) string {
 	return ""
 }
 
+// scanRealServer starts the server that server's arguments (given a
+// free port) describe, and scans it as real.test.
+func scanRealServer(t *testing.T, server func(port int) []string, roots *x509.CertPool) *Result {
+	t.Helper()
+	port := freePort(t)
+	args := server(port)
+	addr := startServer(t, port, args[0], args[1:]...)
+	res, err := scanAt(t, addr, "real.test", roots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 // pkiFiles are PEM files of a root → intermediate → leaf hierarchy.
 type pkiFiles struct {
 	dir                    string
@@ -292,13 +306,7 @@ func TestRealKeyExchangeGroups(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			port := freePort(t)
-			args := tt.server(port)
-			addr := startServer(t, port, args[0], args[1:]...)
-			res, err := scanAt(t, addr, "real.test", f.rootPool)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := scanRealServer(t, tt.server, f.rootPool)
 			var got []string
 			for _, g := range tt.protocol(res).KeyExchange {
 				cp := ""

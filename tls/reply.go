@@ -55,6 +55,14 @@ type reply struct {
 	renegotiationInfo bool
 	// retry is true for a HelloRetryRequest.
 	retry bool
+	// random and sessionID are the ServerHello's.
+	random, sessionID []byte
+	// heartbeat is true when the ServerHello carried the heartbeat
+	// extension (RFC 6520).
+	heartbeat bool
+	// abbreviated is true when ChangeCipherSpec followed the ServerHello
+	// (SSL 3.0–TLS 1.2): the server resumed a session.
+	abbreviated bool
 	// certs is the certificate chain of a Certificate message (SSL 3.0 to
 	// TLS 1.2, and SSL 2.0), leaf first, when it was read.
 	certs [][]byte
@@ -70,6 +78,9 @@ type reply struct {
 type readNeeds struct {
 	// certificate reads the Certificate message.
 	certificate bool
+	// flight reads on to ServerHelloDone (SSL 3.0–TLS 1.2), so the
+	// connection can go on with the client's next flight.
+	flight bool
 }
 
 // readReply reads a server's answer to an SSL 3.0–TLS 1.3 hello: records
@@ -99,8 +110,9 @@ func readReply(r io.Reader, needs readNeeds) (*reply, error) {
 			return nil, &alertError{Description: fragment[1]}
 		case recordHandshake:
 		default:
-			if rep != nil {
-				return rep, nil // e.g. ChangeCipherSpec after a TLS 1.3 ServerHello
+			if rep != nil { // e.g. ChangeCipherSpec after a TLS 1.3 ServerHello, or a resumed session's
+				rep.abbreviated = typ == recordChangeCipherSpec && rep.version < versionTLS13
+				return rep, nil
 			}
 			return nil, errMalformed
 		}
@@ -138,7 +150,7 @@ func handleMessage(rep **reply, msgType uint8, body []byte, needs readNeeds) (bo
 		if r.retry || r.version >= versionTLS13 {
 			return true, nil // the rest is encrypted
 		}
-		return !needs.certificate && !ephemeralSuite(r.suite), nil
+		return !needs.certificate && !needs.flight && !ephemeralSuite(r.suite), nil
 	}
 	r := *rep
 	switch msgType {
@@ -148,10 +160,10 @@ func handleMessage(rep **reply, msgType uint8, body []byte, needs readNeeds) (bo
 			return false, err
 		}
 		r.certs = certs
-		return !ephemeralSuite(r.suite), nil
+		return !ephemeralSuite(r.suite) && !needs.flight, nil
 	case typeServerKeyExchange:
 		r.group = keyExchangeGroup(r.suite, body)
-		return true, nil
+		return !needs.flight, nil
 	case typeServerHelloDone:
 		return true, nil
 	}
@@ -199,6 +211,7 @@ func parseServerHello(body []byte) (*reply, error) {
 		return nil, errMalformed
 	}
 	r.retry = bytes.Equal(random, helloRetryRandom)
+	r.random, r.sessionID = random, sessionID
 	if s.Empty() {
 		return r, nil
 	}
@@ -219,6 +232,8 @@ func parseServerHello(body []byte) (*reply, error) {
 			}
 		case extRenegotiationInfo:
 			r.renegotiationInfo = true
+		case extHeartbeat:
+			r.heartbeat = true
 		case extKeyShare: // a HelloRetryRequest's is the group alone
 			var id uint16
 			if !data.ReadUint16(&id) {

@@ -33,8 +33,6 @@ import (
 	"slices"
 	"sync"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 )
 
 // Defaults for the zero Options.
@@ -81,6 +79,29 @@ type Result struct {
 	Vulnerabilities Vulnerabilities `json:"vulnerabilities"`
 	// Advisory are signals that are not verdicts.
 	Advisory Advisory `json:"advisory"`
+	// Partial is true when the deadline (ctx's) came before every probe
+	// had finished: what was found by then is reported, and Unfinished
+	// says what was not.
+	Partial bool `json:"partial"`
+	// Unfinished lists what the deadline cut short; its lists are empty
+	// when Partial is false.
+	Unfinished Unfinished `json:"unfinished"`
+}
+
+// Unfinished says what a partial scan did not finish, by the keys the
+// result uses.
+type Unfinished struct {
+	// Protocols are the versions ("ssl3", "tls12", …) whose support was
+	// not decided; they read false in Protocols.
+	Protocols []string `json:"protocols"`
+	// CipherSuites are the supported versions whose suite lists (and
+	// preference) were not finished.
+	CipherSuites []string `json:"cipherSuites"`
+	// Checks are the checks not finished, by their result keys:
+	// "fallbackScsv", "tls13Groups", "heartbleed", "robot",
+	// "renegotiation", "sessionResumption", "ocspStapling" (the full
+	// handshake).
+	Checks []string `json:"checks"`
 }
 
 // Protocols says which protocol versions the server negotiates.
@@ -138,13 +159,14 @@ const (
 // protocol is one version the scan probes.
 type protocol struct {
 	version uint16
-	name    string
+	name    string // as OpenSSL names it, in evidence
+	key     string // the result's JSON key
 }
 
 // protocols are the versions probed, oldest first.
 var protocols = []protocol{
-	{versionSSL2, "SSLv2"}, {versionSSL3, "SSLv3"}, {versionTLS10, "TLSv1.0"},
-	{versionTLS11, "TLSv1.1"}, {versionTLS12, "TLSv1.2"}, {versionTLS13, "TLSv1.3"},
+	{versionSSL2, "SSLv2", "ssl2"}, {versionSSL3, "SSLv3", "ssl3"}, {versionTLS10, "TLSv1.0", "tls10"},
+	{versionTLS11, "TLSv1.1", "tls11"}, {versionTLS12, "TLSv1.2", "tls12"}, {versionTLS13, "TLSv1.3", "tls13"},
 }
 
 func versionName(v uint16) string {
@@ -177,6 +199,10 @@ type enumeration struct {
 	// certs is the chain from the first answer, when it was sent in
 	// clear.
 	certs [][]byte
+	// detected is true once the first hello was answered (or refused),
+	// finished once the suite list is complete; both stay false when the
+	// deadline came first.
+	detected, finished bool
 }
 
 func (e *enumeration) supported() bool { return len(e.suites) > 0 || e.ssl2Ciphers != nil }
@@ -212,6 +238,7 @@ type scanner struct {
 	answer     *failure // the most telling failed answer to a hello
 	connected  bool     // a connection succeeded
 	versions   []uint16 // versions from SSL 3.0 up whose first hello was accepted
+	cut        []string // checks the deadline cut short, by result key
 
 	// detecting counts the SSL 3.0–TLS 1.3 enumerations that have not
 	// yet had their first answer.
@@ -222,10 +249,15 @@ type scanner struct {
 // the caller asked for: a name is sent as SNI and both are checked
 // against the certificate.
 //
+// When ctx's deadline comes before every probe has finished, Scan
+// returns what was found by then with Result.Partial set, as long as at
+// least one version was found supported.
+//
 // # Errors
 //
 // ErrNoProtocol (wrapping the connection error when there was one) when
-// nothing could be negotiated; ctx's error when it ended first.
+// nothing could be negotiated; ctx's error when it was cancelled, or
+// when its deadline came before any version was found.
 func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Result, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -243,49 +275,35 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 
 	enums := make([]*enumeration, len(protocols))
 	var hs *handshake
-	var fallback *bool
+	var f findings
 	s.detecting.Add(len(protocols) - 1) // all but SSL 2.0
-	// The group is not limited: probes wait for one of the scanner's
-	// slots, so a task waiting for others (the fallback probe, an
-	// enumeration for its preference probe) never holds what they need.
-	g, gctx := errgroup.WithContext(ctx)
+	// Tasks are not limited: probes wait for one of the scanner's slots,
+	// so a task waiting for others (a check, an enumeration for its
+	// preference probe) never holds what they need.
+	var wg sync.WaitGroup
 	// Newest first: TLS 1.2 usually has the longest chain of probes.
 	for i, p := range slices.Backward(protocols) {
-		g.Go(func() error {
-			var err error
+		wg.Go(func() {
 			if p.version == versionSSL2 {
-				enums[i], err = s.ssl2(gctx)
+				enums[i] = s.ssl2(ctx)
 			} else {
-				enums[i], err = s.enumerate(gctx, p)
+				enums[i] = s.enumerate(ctx, p)
 			}
-			return err
 		})
 	}
-	g.Go(func() error {
-		hs = s.handshake(gctx)
-		return nil
-	})
+	wg.Go(func() { hs = s.handshake(ctx) })
 	if opts.Roots == nil {
-		g.Go(func() error {
-			x509.SystemCertPool() // loads and caches the roots while the probes run
-			return nil
+		wg.Go(func() { x509.SystemCertPool() }) // loads and caches the roots while the probes run
+	}
+	for _, check := range s.checks(&f) {
+		wg.Go(func() {
+			s.detecting.Wait()
+			check(ctx)
 		})
 	}
-	g.Go(func() error {
-		s.detecting.Wait()
-		var err error
-		fallback, err = s.fallbackSCSV(gctx)
-		return err
-	})
-	var groups13 []Group
-	g.Go(func() error {
-		s.detecting.Wait()
-		var err error
-		groups13, err = s.tls13Groups(gctx)
-		return err
-	})
-	if err := g.Wait(); err != nil {
-		return nil, err
+	wg.Wait()
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return nil, ctx.Err()
 	}
 	if hs.state != nil { // a full handshake is an answer too
 		for _, e := range enums {
@@ -295,23 +313,76 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 		}
 	}
 	if !slices.ContainsFunc(enums, (*enumeration).supported) {
-		if err := ended(ctx); err != nil {
-			return nil, err
-		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		switch {
-		case s.connectErr != nil && !s.connected:
-			return nil, &NoProtocolError{Reason: s.connectErr.reason, Err: s.connectErr.err}
-		case s.answer != nil:
-			return nil, &NoProtocolError{Reason: s.answer.reason, Err: s.answer.err}
-		}
-		return nil, &NoProtocolError{Reason: "no version was accepted"}
+		return nil, s.noProtocol(ctx)
 	}
-	if groups13 != nil {
-		enums[len(enums)-1].groups13 = groups13
+	return s.result(enums, hs, &f), nil
+}
+
+// noProtocol is Scan's error when no version was found: ctx's when it
+// ended first, else a *NoProtocolError saying what the server did.
+func (s *scanner) noProtocol(ctx context.Context) error {
+	if err := ended(ctx); err != nil {
+		return err
 	}
-	return s.result(enums, hs, fallback), nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.connectErr != nil && !s.connected:
+		return &NoProtocolError{Reason: s.connectErr.reason, Err: s.connectErr.err}
+	case s.answer != nil:
+		return &NoProtocolError{Reason: s.answer.reason, Err: s.answer.err}
+	}
+	return &NoProtocolError{Reason: "no version was accepted"}
+}
+
+// findings are the outcomes of the checks that run once every version
+// has had its first answer.
+type findings struct {
+	fallback      *bool
+	groups13      []Group
+	heartbleed    Heartbleed
+	robot         Robot
+	renegotiation Renegotiation
+	resumption    resumption
+}
+
+// checks are the checks that fill f.
+func (s *scanner) checks(f *findings) []func(context.Context) {
+	return []func(context.Context){
+		func(ctx context.Context) { f.fallback = s.fallbackSCSV(ctx) },
+		func(ctx context.Context) { f.groups13 = s.tls13Groups(ctx) },
+		func(ctx context.Context) { f.heartbleed = s.heartbleed(ctx) },
+		func(ctx context.Context) { f.robot = s.robot(ctx) },
+		func(ctx context.Context) { f.renegotiation = s.renegotiation(ctx) },
+		func(ctx context.Context) { f.resumption = s.resumption(ctx) },
+	}
+}
+
+// cutShort reports whether ctx has ended, and if so records check as
+// unfinished.
+func (s *scanner) cutShort(ctx context.Context, check string) bool {
+	if ended(ctx) == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cut = append(s.cut, check)
+	return true
+}
+
+// legacyVersion is the newest version from TLS 1.0 to TLS 1.2 whose
+// first hello was accepted, or 0: the version the checks that need
+// extensions and a pre-TLS 1.3 handshake use.
+func (s *scanner) legacyVersion() uint16 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var v uint16
+	for _, w := range s.versions {
+		if w >= versionTLS10 && w <= versionTLS12 {
+			v = max(v, w)
+		}
+	}
+	return v
 }
 
 // tls13Groups finds the groups a TLS 1.3 server accepts, in its order:
@@ -319,20 +390,17 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 // without each group the server chose (in its key share, or its
 // HelloRetryRequest), until it refuses. Nil when TLS 1.3 is not
 // supported.
-func (s *scanner) tls13Groups(ctx context.Context) ([]Group, error) {
-	s.mu.Lock()
-	supported := slices.Contains(s.versions, versionTLS13)
-	s.mu.Unlock()
-	if !supported {
-		return nil, nil
+func (s *scanner) tls13Groups(ctx context.Context) []Group {
+	if !s.supports(versionTLS13) {
+		return nil
 	}
 	var found []Group
 	offered := slices.Clone(allTLS13Groups)
 	for len(offered) > 0 {
 		h := hello{version: versionTLS13, suites: suitesFor(true), serverName: s.serverName, groups: offered}
 		rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) { return readReply(r, readNeeds{}) })
-		if err := ended(ctx); err != nil {
-			return nil, err
+		if s.cutShort(ctx, "tls13Groups") {
+			break
 		}
 		if err != nil || rep.version != versionTLS13 || rep.group == nil {
 			break
@@ -344,7 +412,7 @@ func (s *scanner) tls13Groups(ctx context.Context) ([]Group, error) {
 		found = append(found, *rep.group)
 		offered = slices.Delete(offered, i, i+1)
 	}
-	return found, nil
+	return found
 }
 
 // probe sends payload on a new connection and reads the answer with
@@ -445,8 +513,9 @@ func (c *stoppingConn) Close() error {
 // refuses. The first answer also says whether p is supported at all and
 // carries the certificate. As soon as two suites are known, a hello
 // offering them in reverse order tells, beside the loop, whether the
-// server has an order of its own.
-func (s *scanner) enumerate(ctx context.Context, p protocol) (*enumeration, error) {
+// server has an order of its own. When ctx ends first, e says how far
+// it got.
+func (s *scanner) enumerate(ctx context.Context, p protocol) *enumeration {
 	detected := sync.OnceFunc(s.detecting.Done)
 	defer detected()
 	e := &enumeration{protocol: p, groups: map[uint16]Group{}}
@@ -458,11 +527,12 @@ func (s *scanner) enumerate(ctx context.Context, p protocol) (*enumeration, erro
 		rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) {
 			return readReply(r, readNeeds{certificate: len(e.suites) == 0})
 		})
-		if err := ended(ctx); err != nil {
-			return nil, err
+		if ended(ctx) != nil {
+			return e
 		}
 		accepted := err == nil && rep.version == p.version && slices.Contains(offered, rep.suite)
-		if len(e.suites) == 0 {
+		if !e.detected {
+			e.detected = true
 			if accepted {
 				e.certs = rep.certs
 				s.mu.Lock()
@@ -487,7 +557,8 @@ func (s *scanner) enumerate(ctx context.Context, p protocol) (*enumeration, erro
 		}
 	}
 	preference.Wait()
-	return e, ended(ctx)
+	e.finished = ended(ctx) == nil
+	return e
 }
 
 // order offers second before first, which the server picked first
@@ -510,53 +581,60 @@ func (s *scanner) order(ctx context.Context, p protocol, second, first uint16) s
 
 // ssl2 sends the SSL 2.0 CLIENT-HELLO; a SERVER-HELLO lists every cipher
 // kind both sides share.
-func (s *scanner) ssl2(ctx context.Context) (*enumeration, error) {
+func (s *scanner) ssl2(ctx context.Context) *enumeration {
 	e := &enumeration{protocol: protocols[0]}
 	rep, err := s.probe(ctx, ssl2Hello(), readSSL2Reply)
-	if err := ended(ctx); err != nil {
-		return nil, err
+	if ended(ctx) != nil {
+		return e
 	}
+	e.detected, e.finished = true, true
 	if err == nil && rep.version == versionSSL2 {
 		e.ssl2Ciphers = append([]string{}, rep.ssl2Ciphers...)
 		e.certs = rep.certs
 	}
-	return e, nil
+	return e
 }
 
 // fallbackSCSV offers the second-highest supported version, with every
 // suite and TLS_FALLBACK_SCSV (RFC 7507): a server that protects against
 // downgrades answers inappropriate_fallback. Nil when fewer than two
 // versions from SSL 3.0 up are supported, or the answer said neither.
-func (s *scanner) fallbackSCSV(ctx context.Context) (*bool, error) {
+func (s *scanner) fallbackSCSV(ctx context.Context) *bool {
 	s.mu.Lock()
 	versions := slices.Sorted(slices.Values(s.versions))
 	s.mu.Unlock()
 	if len(versions) < 2 {
-		return nil, nil
+		return nil
 	}
 	v := versions[len(versions)-2]
 	h := hello{version: v, suites: suitesFor(false), serverName: s.serverName, fallback: true}
 	rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) { return readReply(r, readNeeds{}) })
-	if err := ended(ctx); err != nil {
-		return nil, err
+	if s.cutShort(ctx, "fallbackScsv") {
+		return nil
 	}
 	var alert *alertError
 	switch {
 	case err == nil && rep.version == v:
-		return ptr(false), nil
+		return ptr(false)
 	case errors.As(err, &alert) && alert.Description == alertInappropriateFallback:
-		return ptr(true), nil
+		return ptr(true)
 	}
-	return nil, nil
+	return nil
 }
 
 // result assembles the scan's result.
-func (s *scanner) result(enums []*enumeration, hs *handshake, fallback *bool) *Result {
+func (s *scanner) result(enums []*enumeration, hs *handshake, f *findings) *Result {
+	if f.groups13 != nil {
+		enums[len(enums)-1].groups13 = f.groups13
+	}
 	r := &Result{
 		Certificate:     describeCertificate(hs.chain(enums), s.host, s.opts.Roots, s.opts.Now()),
-		Vulnerabilities: vulnerabilities(enums, fallback),
-		Advisory:        advisory(enums, hs),
+		Vulnerabilities: vulnerabilities(enums, f),
+		Advisory:        advisory(enums, hs, f),
+		Unfinished:      s.unfinished(enums, hs),
 	}
+	u := r.Unfinished
+	r.Partial = len(u.Protocols)+len(u.CipherSuites)+len(u.Checks) > 0
 	r.Certificate.ForwardSecrecy = hs.forwardSecrecy(enums)
 	flags := []*bool{&r.Protocols.SSL2, &r.Protocols.SSL3, &r.Protocols.TLS10, &r.Protocols.TLS11, &r.Protocols.TLS12, &r.Protocols.TLS13}
 	lists := []*ProtocolSuites{&r.CipherSuites.SSL2, &r.CipherSuites.SSL3, &r.CipherSuites.TLS10,
@@ -574,4 +652,28 @@ func (s *scanner) result(enums []*enumeration, hs *handshake, fallback *bool) *R
 		*lists[i] = ProtocolSuites{ServerPreference: pref == PreferenceServer, Preference: pref, Suites: names, KeyExchange: e.keyExchange()}
 	}
 	return r
+}
+
+// unfinished lists what the deadline cut short.
+func (s *scanner) unfinished(enums []*enumeration, hs *handshake) Unfinished {
+	u := Unfinished{Protocols: []string{}, CipherSuites: []string{}}
+	for _, e := range enums {
+		switch {
+		case !e.detected && !e.supported(): // the full handshake may have answered for it
+			u.Protocols = append(u.Protocols, e.key)
+		case e.supported() && !e.finished:
+			u.CipherSuites = append(u.CipherSuites, e.key)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u.Checks = slices.Clone(s.cut)
+	if hs.cut {
+		u.Checks = append(u.Checks, "ocspStapling")
+	}
+	slices.Sort(u.Checks)
+	if u.Checks == nil {
+		u.Checks = []string{}
+	}
+	return u
 }

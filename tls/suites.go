@@ -77,6 +77,11 @@ func (s Suite) forwardSecret() bool { return s.dhe() || s.ecdhe() || s.tls13() }
 // rsaExport reports an RSA_EXPORT suite (FREAK).
 func (s Suite) rsaExport() bool { return strings.HasPrefix(s.Name, "TLS_RSA_EXPORT") }
 
+// rsaKeyTransport reports a suite whose premaster secret the client
+// encrypts to the certificate's RSA key (PKCS #1 v1.5), the target of
+// Bleichenbacher's attack (ROBOT).
+func (s Suite) rsaKeyTransport() bool { return strings.HasPrefix(s.Name, "TLS_RSA_WITH_") }
+
 // dheExport reports an export-grade ephemeral DH suite (Logjam).
 func (s Suite) dheExport() bool {
 	return (strings.HasPrefix(s.Name, "TLS_DHE_") || strings.HasPrefix(s.Name, "TLS_DH_anon_")) && s.export()

@@ -54,6 +54,14 @@ type Vulnerabilities struct {
 	// records use a predictable IV. Browsers mitigate it by record
 	// splitting; testssl.sh still reports it.
 	BEAST Finding `json:"beast"`
+	// Heartbleed: the server answers a heartbeat request with bytes from
+	// beyond it (CVE-2014-0160).
+	Heartbleed Heartbleed `json:"heartbleed"`
+	// ROBOT: the server reacts differently to differently malformed RSA
+	// premaster secrets, a Bleichenbacher padding oracle.
+	ROBOT Robot `json:"robot"`
+	// Renegotiation: the server renegotiates when a client asks.
+	Renegotiation Renegotiation `json:"renegotiation"`
 }
 
 // Advisory are signals, not verdicts.
@@ -68,6 +76,12 @@ type Advisory struct {
 	// PostQuantum: TLS 1.3 accepts a post-quantum or hybrid key exchange
 	// (X25519MLKEM768, SecP256r1MLKEM768, …); Details names them.
 	PostQuantum Signal `json:"postQuantum"`
+	// SessionIDResumption: a TLS 1.0–1.2 session is resumed by its
+	// session ID.
+	SessionIDResumption Signal `json:"sessionIdResumption"`
+	// SessionTicketResumption: a TLS 1.0–1.2 session is resumed by a
+	// session ticket (RFC 5077).
+	SessionTicketResumption Signal `json:"sessionTicketResumption"`
 }
 
 // Signal is an advisory signal.
@@ -82,8 +96,8 @@ type evidence map[*Finding][]string
 func (ev evidence) add(f *Finding, item string) { ev[f] = append(ev[f], item) }
 
 // vulnerabilities derives the verdicts from the enumerations.
-func vulnerabilities(enums []*enumeration, fallback *bool) Vulnerabilities {
-	var v Vulnerabilities
+func vulnerabilities(enums []*enumeration, f *findings) Vulnerabilities {
+	v := Vulnerabilities{Heartbleed: f.heartbleed, ROBOT: f.robot, Renegotiation: f.renegotiation}
 	ev := evidence{}
 	for _, e := range enums {
 		if e.version == versionSSL2 && e.supported() {
@@ -130,18 +144,18 @@ func vulnerabilities(enums []*enumeration, fallback *bool) Vulnerabilities {
 			}
 		}
 	}
-	for _, f := range []*Finding{&v.Poodle.Finding, &v.DROWN, &v.FREAK, &v.Logjam, &v.Sweet32, &v.RC4,
+	for _, finding := range []*Finding{&v.Poodle.Finding, &v.DROWN, &v.FREAK, &v.Logjam, &v.Sweet32, &v.RC4,
 		&v.NullCipher, &v.AnonymousCipher, &v.CRIME, &v.BEAST} {
-		f.Evidence = append([]string{}, ev[f]...)
-		f.Vulnerable = len(f.Evidence) > 0
+		finding.Evidence = append([]string{}, ev[finding]...)
+		finding.Vulnerable = len(finding.Evidence) > 0
 	}
-	v.Poodle.FallbackSCSV = fallback
+	v.Poodle.FallbackSCSV = f.fallback
 	return v
 }
 
 // advisory derives the advisory signals.
-func advisory(enums []*enumeration, hs *handshake) Advisory {
-	var a Advisory
+func advisory(enums []*enumeration, hs *handshake, f *findings) Advisory {
+	a := Advisory{SessionIDResumption: f.resumption.ids, SessionTicketResumption: f.resumption.tickets}
 	legacy := false
 	for _, e := range enums {
 		if e.version >= versionSSL3 && e.version <= versionTLS12 && e.supported() {

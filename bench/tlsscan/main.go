@@ -20,7 +20,8 @@ import (
 )
 
 // verdictLine sums a result up as bench/tlsscan.sh prints it beside the
-// peers': "TLSv1.2:2 TLSv1.3:3 | kx TLSv1.2 DH-1024(RFC 2409 Oakley group 2) | logjam beast | chain complete".
+// peers': "TLSv1.2:2 TLSv1.3:3 | kx TLSv1.2 DH-1024(RFC 2409 Oakley group 2) | vuln logjam beast |
+// checks heartbeat=false … | chain complete".
 func verdictLine(r *tls.Result) string {
 	var parts, kx, vulns []string
 	lists := []struct {
@@ -49,7 +50,8 @@ func verdictLine(r *tls.Result) string {
 		name string
 		f    tls.Finding
 	}{{"poodle", v.Poodle.Finding}, {"drown", v.DROWN}, {"freak", v.FREAK}, {"logjam", v.Logjam}, {"sweet32", v.Sweet32},
-		{"rc4", v.RC4}, {"null", v.NullCipher}, {"anon", v.AnonymousCipher}, {"crime", v.CRIME}, {"beast", v.BEAST}} {
+		{"rc4", v.RC4}, {"null", v.NullCipher}, {"anon", v.AnonymousCipher}, {"crime", v.CRIME}, {"beast", v.BEAST},
+		{"heartbleed", v.Heartbleed.Finding}, {"robot", v.ROBOT.Finding}, {"renegotiation", v.Renegotiation.Finding}} {
 		if f.f.Vulnerable {
 			vulns = append(vulns, f.name)
 		}
@@ -61,8 +63,23 @@ func verdictLine(r *tls.Result) string {
 	if e := r.Certificate.AuthorizationError; e != nil {
 		chain += " " + *e
 	}
-	return fmt.Sprintf("%s | kx %s | vuln %s | chain %s", strings.Join(parts, " "), strings.Join(kx, ", "),
-		strings.Join(vulns, " "), chain)
+	a := r.Advisory
+	checks := fmt.Sprintf("heartbeat=%s rsaKeyTransport=%s clientRenegotiation=%s fallbackScsv=%s sessionId=%v ticket=%v",
+		orNull(v.Heartbleed.Heartbeat), orNull(v.ROBOT.RSAKeyTransport), orNull(v.Renegotiation.ClientInitiated),
+		orNull(v.Poodle.FallbackSCSV), a.SessionIDResumption.Supported, a.SessionTicketResumption.Supported)
+	if r.Partial {
+		checks += fmt.Sprintf(" PARTIAL %+v", r.Unfinished)
+	}
+	return fmt.Sprintf("%s | kx %s | vuln %s | checks %s | chain %s", strings.Join(parts, " "), strings.Join(kx, ", "),
+		strings.Join(vulns, " "), checks, chain)
+}
+
+// orNull is "true", "false", or "null" for a check not run.
+func orNull(b *bool) string {
+	if b == nil {
+		return "null"
+	}
+	return strconv.FormatBool(*b)
 }
 
 func main() {

@@ -254,6 +254,11 @@
       out.push(el('p', { class: 'verdict ' + (found.length ? 'bad' : 'good') },
         found.length ? 'Vulnerable to ' + found.join(', ') + '.' : 'Not vulnerable to any of ' + names.join(', ') + '.'));
     }
+    if (d.partial) {
+      const u = d.unfinished || {};
+      const left = [].concat(u.protocols || [], (u.cipherSuites || []).map((k) => k + ' suites'), u.checks || []);
+      out.push(el('p', { class: 'verdict bad' }, 'Partial: the scan ran out of time before finishing ' + left.join(', ') + '.'));
+    }
     return out;
   }
 

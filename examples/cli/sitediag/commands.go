@@ -201,7 +201,9 @@ func commands() map[string]*command {
 				}}
 			})},
 		{name: "tlsscan", args: "<host[:port]>", help: "TLS versions, cipher suites, vulnerabilities and certificate", minArgs: 1, maxArgs: 1,
-			flags: op(nil, (*sitediag.Client).TLSScan, showTLS)},
+			flags: op(func(fs *flag.FlagSet, o *sitediag.TLSScanOptions) {
+				fs.DurationVar(&o.ProbeTimeout, "probe-timeout", 0, "time each probe may take, up to 30s (default 5s)")
+			}, (*sitediag.Client).TLSScan, showTLS)},
 		{name: "screenshot", args: "<url>", help: "a screenshot of the rendered page (-o file)", minArgs: 1, maxArgs: 1,
 			flags: func(fs *flag.FlagSet) runFunc {
 				var o sitediag.ScreenshotOptions
@@ -368,6 +370,9 @@ func showTLS(r *sitediag.TLSScanResult, _ []string) *outcome {
 		fmt.Fprintf(w, "trusted\t%s %s\n", yesNo(cert.Trusted), cert.AuthorizationError)
 		if len(vulns) == 0 {
 			fmt.Fprintln(w, "vulnerabilities\tnone found")
+		}
+		if r.Partial {
+			fmt.Fprintf(w, "partial\tout of time; not finished: %v %v %v\n", r.Unfinished.Protocols, r.Unfinished.CipherSuites, r.Unfinished.Checks)
 		}
 	}
 	return out

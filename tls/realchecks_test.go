@@ -1,0 +1,124 @@
+package tls
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// checkVerdicts sums up the checks that need a server's cooperation
+// beyond its hello: "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false
+// clientRenegotiation=false fallbackScsv=true sessionId=true
+// ticket=true"; null is a check that could not be run.
+func checkVerdicts(r *Result) string {
+	v, a := r.Vulnerabilities, r.Advisory
+	return fmt.Sprintf("heartbeat=%s heartbleed=%v rsaKeyTransport=%s robot=%v clientRenegotiation=%s fallbackScsv=%s sessionId=%v ticket=%v",
+		orNull(v.Heartbleed.Heartbeat), v.Heartbleed.Vulnerable, orNull(v.ROBOT.RSAKeyTransport), v.ROBOT.Vulnerable, orNull(v.Renegotiation.ClientInitiated),
+		orNull(v.Poodle.FallbackSCSV), a.SessionIDResumption.Supported, a.SessionTicketResumption.Supported)
+}
+
+func orNull(b *bool) string {
+	if b == nil {
+		return "null"
+	}
+	return strconv.FormatBool(*b)
+}
+
+// TestRealChecks: Heartbleed, ROBOT, client-initiated renegotiation,
+// TLS_FALLBACK_SCSV and session resumption against OpenSSL's s_server
+// and GnuTLS's gnutls-serv. Neither is vulnerable to Heartbleed
+// (OpenSSL 3 has no heartbeats; GnuTLS checks the length) nor to ROBOT
+// (both answer every malformed premaster secret alike); the vulnerable
+// side of those two is tested against raw responders (checks_test.go),
+// as no vulnerable build is packaged. peer is what testssl.sh 3.0.8
+// (-H -BB -R -Z -S) said of the same configuration when run by hand
+// (sslscan or openssl s_client where testssl could not judge);
+// bench/tlsscan.sh prints testssl's and sslscan's verdicts live.
+func TestRealChecks(t *testing.T) {
+	openssl := needTool(t, "openssl", "openssl")
+	gnutls := needTool(t, "gnutls-serv", "gnutls-bin")
+	f := writePKI(t, testNow.AddDate(0, -1, 0), testNow.AddDate(0, 6, 0), testNow.AddDate(-1, 0, 0))
+	sServer := func(port int, args ...string) []string {
+		return append([]string{openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
+			"-cert_chain", f.inter, "-www", "-quiet"}, args...)
+	}
+	tests := []struct {
+		name   string
+		server func(port int) []string
+		want   string
+		peer   string
+	}{
+		{
+			name:   "openssl defaults (TLS 1.2, 1.3)",
+			server: func(port int) []string { return sServer(port) },
+			want:   "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=false fallbackScsv=true sessionId=true ticket=true",
+			peer: "testssl: Heartbleed not vulnerable, no heartbeat extension; ROBOT not vulnerable; Secure Client-Initiated Renegotiation " +
+				"not vulnerable; TLS_FALLBACK_SCSV no fallback possible, no protocol below TLS 1.2 offered; resumption tickets yes, ID yes",
+		},
+		{
+			name:   "openssl -client_renegotiation",
+			server: func(port int) []string { return sServer(port, "-client_renegotiation") },
+			want:   "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=true fallbackScsv=true sessionId=true ticket=true",
+			peer:   "testssl: Secure Client-Initiated Renegotiation VULNERABLE (NOT ok), potential DoS threat",
+		},
+		{
+			name: "openssl TLS 1.0–1.2, RSA key transport only, no tickets",
+			server: func(port int) []string {
+				return sServer(port, "-no_tls1_3", "-cipher", "AES128-SHA:AES256-GCM-SHA384:@SECLEVEL=0", "-no_ticket")
+			},
+			want: "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=false fallbackScsv=true sessionId=true ticket=false",
+			peer: "testssl: ROBOT not vulnerable; TLS_FALLBACK_SCSV supported; resumption tickets no, ID yes",
+		},
+		{
+			name:   "openssl without session cache or tickets",
+			server: func(port int) []string { return sServer(port, "-no_ticket", "-no_cache") },
+			want:   "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=false fallbackScsv=true sessionId=false ticket=false",
+			peer:   "testssl: resumption tickets no, ID no",
+		},
+		{
+			name:   "openssl TLS 1.2 only",
+			server: func(port int) []string { return sServer(port, "-tls1_2") },
+			want:   "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=false fallbackScsv=null sessionId=true ticket=true",
+			peer:   "testssl: TLS_FALLBACK_SCSV no fallback possible, no protocol below TLS 1.2 offered; resumption tickets yes, ID yes",
+		},
+		{
+			name: "gnutls --heartbeat",
+			server: func(port int) []string {
+				return []string{gnutls, "--port", strconv.Itoa(port), "--x509certfile", f.leaf, "--x509keyfile", f.key, "--quiet", "--heartbeat"}
+			},
+			want: "heartbeat=true heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=true fallbackScsv=true sessionId=true ticket=true",
+			peer: "testssl: Heartbleed not vulnerable; ROBOT not vulnerable; Secure Client-Initiated Renegotiation VULNERABLE, potential " +
+				"DoS threat; TLS_FALLBACK_SCSV no protocol below TLS 1.2 offered (its OpenSSL 3 speaks no TLS 1.1 here; sslscan: " +
+				"Server supports TLS Fallback SCSV); resumption ID not supported, tickets check failed (connect problem), where " +
+				"openssl s_client -no_ticket -sess_in says Reused",
+		},
+		{
+			name: "gnutls without RFC 5746 (insecure renegotiation)",
+			server: func(port int) []string {
+				return []string{gnutls, "--port", strconv.Itoa(port), "--x509certfile", f.leaf, "--x509keyfile", f.key, "--quiet",
+					"--priority", "NORMAL:%DISABLE_SAFE_RENEGOTIATION"}
+			},
+			want: "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=true fallbackScsv=true sessionId=true ticket=true",
+			peer: "sslscan: Insecure session renegotiation supported",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := scanRealServer(t, tt.server, f.rootPool)
+			got := checkVerdicts(res)
+			t.Logf("ours: %s; peer: %s", got, tt.peer)
+			if got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+			reneg := res.Vulnerabilities.Renegotiation
+			if reneg.Vulnerable != (reneg.ClientInitiated != nil && *reneg.ClientInitiated) {
+				t.Errorf("renegotiation: got %+v, want vulnerable exactly when client-initiated renegotiation is accepted", reneg)
+			}
+			secure := res.Advisory.SecureRenegotiation.Supported
+			if reneg.Vulnerable && strings.Contains(reneg.Evidence[0], "CVE-2009-3555") == secure {
+				t.Errorf("renegotiation evidence %q with secureRenegotiation %v: want CVE-2009-3555 named exactly without RFC 5746", reneg.Evidence, secure)
+			}
+		})
+	}
+}
