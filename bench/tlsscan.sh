@@ -174,7 +174,7 @@ for c in "${configs[@]}"; do
     t0=$(now_ms)
     testssl --quiet --color 0 --warnings batch --nodns none --csvfile "$work/cfg.csv" "127.0.0.1:$port" >/dev/null 2>&1 || true
     tssl_ms=$(($(now_ms) - t0))
-    printf '  %-9s %s\n' testssl "$(awk -F'","' '$1 ~ /^"(LOGJAM|LOGJAM-common_primes|BEAST|cert_chain_of_trust|DH_groups|FS_ECDHE_curves|cert_trust|heartbleed|ROBOT|secure_renego|secure_client_renego|fallback_SCSV|sessionresumption_ticket|sessionresumption_ID)$/ {gsub(/"/, "", $1); print $1"="$4}' "$work/cfg.csv" | paste -sd' ')"
+    printf '  %-9s %s\n' testssl "$(awk -F'","' '$1 ~ /^"(LOGJAM|LOGJAM-common_primes|BEAST|cert_chain_of_trust|DH_groups|FS_ECDHE_curves|cert_trust|heartbleed|ROBOT|secure_renego|secure_client_renego|fallback_SCSV|sessionresumption_ticket|sessionresumption_ID)$/ {gsub(/"/, "", $1); v = $4; if ($1 ~ /^sessionresumption/) {v = $5; gsub(/[" ]+/, "_", v)}; print $1"="v}' "$work/cfg.csv" | paste -sd' ')"
     line+=", sitediag/testssl $(awk -v a="$ours_ms" -v b="$tssl_ms" 'BEGIN {printf "%.3f", a / b}') ($tssl_ms ms)"
   fi
   echo "$line"
