@@ -248,16 +248,21 @@ controls { };
 		cmd.Wait()
 	})
 	addr := net.JoinHostPort("127.0.0.1", fmt.Sprint(port))
-	for deadline := time.Now().Add(20 * time.Second); ; {
-		m := new(mdns.Msg)
-		m.SetQuestion("www.secure.test.", mdns.TypeA)
-		if resp, err := mdns.Exchange(m, addr); err == nil && resp.Rcode == mdns.RcodeSuccess {
-			break
+	// named loads its zones one by one: wait until every one serves its
+	// SOA, or a query to a zone not loaded yet answers SERVFAIL.
+	deadline := time.Now().Add(20 * time.Second)
+	for _, z := range root.all() {
+		for {
+			m := new(mdns.Msg)
+			m.SetQuestion(mdns.Fqdn(z.name), mdns.TypeSOA)
+			if resp, err := mdns.Exchange(m, addr); err == nil && resp.Rcode == mdns.RcodeSuccess && len(resp.Answer) > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("named did not load zone %q:\n%s", z.name, log.String())
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("named did not start:\n%s", log.String())
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 	return addr, rootDS
 }
