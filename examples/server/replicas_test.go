@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -9,14 +8,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -63,40 +60,16 @@ func spendBurst(t *testing.T, key string, replicas []*replica) (map[string]int, 
 type replica struct {
 	name string
 	base string // http://127.0.0.1:port
-	cmd  *exec.Cmd
+	proc *exampletest.Process
 }
 
 // startReplica runs the server binary with args and with env added to
 // this process's environment, and waits for its listen address.
 func startReplica(t *testing.T, name, bin string, args, env []string) *replica {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), env...)
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	addrc := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`msg=listening addr=(\S+)`)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				addrc <- m[1]
-			}
-			if testing.Verbose() {
-				t.Logf("%s: %s", name, sc.Text())
-			}
-		}
-	}()
-	select {
-	case addr := <-addrc:
-		return &replica{name: name, base: "http://" + addr, cmd: cmd}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("%s printed no listen address in 30 s", name)
-		return nil
-	}
+	p := exampletest.Start(t, bin, env, args...)
+	addr := p.WaitFor(t, regexp.MustCompile(`msg=listening addr=(\S+)`), 30*time.Second)[1]
+	return &replica{name: name, base: "http://" + addr, proc: p}
 }
 
 // do sends one request with key (none when empty) and returns the status,
@@ -354,22 +327,6 @@ func TestTwoReplicas(t *testing.T) {
 		t.Errorf("replica 1 GET the artifact replica 2 wrote with Redis killed: %d, %d bytes", status, len(b))
 	}
 
-	stop(t, r1.cmd)
-	stop(t, r2.cmd)
-}
-
-// stop sends SIGTERM and wants a clean exit within 30 s.
-func stop(t *testing.T, cmd *exec.Cmd) {
-	t.Helper()
-	cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("server exited with %v after SIGTERM", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("server did not stop after SIGTERM")
-	}
+	r1.proc.Stop(t, 30*time.Second)
+	r2.proc.Stop(t, 30*time.Second)
 }

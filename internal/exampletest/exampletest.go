@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -27,11 +28,17 @@ func Build(t testing.TB) string {
 }
 
 // Process is a running command whose stdout and stderr are read line by
-// line.
+// line. Every line is kept, so a chatty process never blocks on a full
+// pipe, however long it runs and whether or not anyone waits for its
+// lines.
 type Process struct {
-	Cmd   *exec.Cmd
-	lines chan string
-	read  sync.WaitGroup
+	Cmd *exec.Cmd
+
+	mu    sync.Mutex
+	lines []string
+	ended bool          // both pipes reached EOF
+	more  chan struct{} // closed and replaced when a line comes or output ends
+	next  int           // the first line WaitFor has not looked at
 }
 
 // Start runs bin with args, env added to the test's environment. The
@@ -51,18 +58,22 @@ func Start(t testing.TB, bin string, env []string, args ...string) *Process {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &Process{Cmd: cmd, lines: make(chan string, 256)}
+	p := &Process{Cmd: cmd, more: make(chan struct{})}
+	var read sync.WaitGroup
 	for _, r := range []io.Reader{stdout, stderr} {
-		p.read.Go(func() {
+		read.Go(func() {
 			sc := bufio.NewScanner(r)
 			for sc.Scan() {
-				p.lines <- sc.Text()
+				p.add(sc.Text())
 			}
 		})
 	}
 	go func() {
-		p.read.Wait()
-		close(p.lines)
+		read.Wait()
+		p.mu.Lock()
+		p.ended = true
+		p.wake()
+		p.mu.Unlock()
 	}()
 	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
@@ -73,20 +84,41 @@ func Start(t testing.TB, bin string, env []string, args ...string) *Process {
 	return p
 }
 
-// WaitFor returns the submatches of the first output line matching re;
-// the test fails when none comes within timeout or the output ends.
+func (p *Process) add(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lines = append(p.lines, line)
+	p.wake()
+}
+
+// wake tells the waiters that something changed. p.mu is held.
+func (p *Process) wake() {
+	close(p.more)
+	p.more = make(chan struct{})
+}
+
+// WaitFor returns the submatches of the first output line matching re
+// after the lines earlier calls looked at; the test fails when none comes
+// within timeout or the output ends.
 func (p *Process) WaitFor(t testing.TB, re *regexp.Regexp, timeout time.Duration) []string {
 	t.Helper()
 	deadline := time.After(timeout)
 	for {
-		select {
-		case line, ok := <-p.lines:
-			if !ok {
-				t.Fatalf("%s: output ended without a line matching %s", p.Cmd.Path, re)
-			}
-			if m := re.FindStringSubmatch(line); m != nil {
+		p.mu.Lock()
+		for ; p.next < len(p.lines); p.next++ {
+			if m := re.FindStringSubmatch(p.lines[p.next]); m != nil {
+				p.next++
+				p.mu.Unlock()
 				return m
 			}
+		}
+		ended, more := p.ended, p.more
+		p.mu.Unlock()
+		if ended {
+			t.Fatalf("%s: output ended without a line matching %s", p.Cmd.Path, re)
+		}
+		select {
+		case <-more:
 		case <-deadline:
 			t.Fatalf("%s: no line matching %s within %v", p.Cmd.Path, re, timeout)
 		}
@@ -98,17 +130,23 @@ func (p *Process) WaitFor(t testing.TB, re *regexp.Regexp, timeout time.Duration
 func (p *Process) Exit(t testing.TB, timeout time.Duration) int {
 	t.Helper()
 	done := make(chan error, 1)
-	go func() {
-		for range p.lines { // drain, so the process never blocks on a full pipe
-		}
-		done <- p.Cmd.Wait()
-	}()
+	go func() { done <- p.Cmd.Wait() }()
 	select {
 	case <-done:
 		return p.Cmd.ProcessState.ExitCode()
 	case <-time.After(timeout):
 		t.Fatalf("%s did not exit within %v", p.Cmd.Path, timeout)
 		return -1
+	}
+}
+
+// Stop sends SIGTERM and fails the test unless the process exits cleanly
+// within timeout.
+func (p *Process) Stop(t testing.TB, timeout time.Duration) {
+	t.Helper()
+	p.Cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.Exit(t, timeout); code != 0 {
+		t.Fatalf("%s exited with %d after SIGTERM", p.Cmd.Path, code)
 	}
 }
 
