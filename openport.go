@@ -73,7 +73,11 @@ func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOp
 	if err != nil {
 		return nil, err
 	}
-	ports, top, err := c.portsToScan(opts)
+	ranking, err := c.ports()
+	if err != nil {
+		return nil, NewError(CodePortScanFailed, err, "the port ranking could not be read")
+	}
+	ports, top, err := portsToScan(opts, ranking)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +91,7 @@ func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOp
 		Concurrency:    opts.Concurrency,
 		Timeout:        opts.PortTimeout,
 		DetectServices: opts.DetectServices,
-		Names:          c.ports,
+		Names:          ranking,
 	})
 	switch {
 	case errors.Is(err, guard.ErrNotAllowed):
@@ -112,9 +116,9 @@ func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOp
 	}, nil
 }
 
-// portsToScan turns the options into the port list, and the ranked list
-// size when one was used.
-func (c *Client) portsToScan(opts OpenPortOptions) ([]uint16, int, error) {
+// portsToScan turns the options into the port list, with ranking for
+// topPorts, and the ranked list size when one was used.
+func portsToScan(opts OpenPortOptions, ranking *portscan.Ranking) ([]uint16, int, error) {
 	if opts.PortRanges != "" {
 		if opts.TopPorts != 0 {
 			return nil, 0, InvalidParameter("topPorts", "cannot be combined with portRanges; give one of them")
@@ -134,7 +138,7 @@ func (c *Client) portsToScan(opts OpenPortOptions) ([]uint16, int, error) {
 	if top == 0 {
 		top = DefaultTopPorts
 	}
-	ports, err := c.ports.Top(top)
+	ports, err := ranking.Top(top)
 	if err != nil {
 		return nil, 0, InvalidParameter("topPorts", "must be one of 50, 100, 500, 1000, 5000")
 	}

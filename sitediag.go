@@ -150,7 +150,9 @@ type Config struct {
 	// NmapServices is the nmap-services file whose open frequencies rank
 	// OpenPort's topPorts. If empty, portscan.NmapServicesPath, read
 	// when nmap is installed there; without the file, the package's own
-	// well-known port list ranks them (see portscan.DefaultRanking).
+	// well-known port list ranks them (see portscan.DefaultRanking). It is
+	// read on the first OpenPort; a file that does not parse fails that
+	// scan with CodePortScanFailed.
 	NmapServices string
 	// DataDir is where the client keeps what outlives it: the default
 	// brand cache's file (brand-cache.json). Empty means nothing is
@@ -177,8 +179,9 @@ type Client struct {
 	// brandFlight shares one extraction among concurrent requests for
 	// the same domain and mode.
 	brandFlight singleflight.Group
-	// ports ranks the ports of OpenPort's topPorts.
-	ports *portscan.Ranking
+	// ports ranks the ports of OpenPort's topPorts, read on first use
+	// so that a client that never scans never reads nmap-services.
+	ports func() (*portscan.Ranking, error)
 }
 
 // New returns a Client for cfg, or an error when cfg is malformed.
@@ -210,10 +213,6 @@ func New(cfg Config) (*Client, error) {
 		}
 	}
 	g := guard.New(resolver, guard.NewPolicy(cfg.AllowNetworks))
-	ports, err := portscan.LoadRanking(cmp.Or(cfg.NmapServices, portscan.NmapServicesPath))
-	if err != nil {
-		return nil, fmt.Errorf("sitediag: %w", err)
-	}
 	chrome := cfg.ChromePath
 	if chrome == "" {
 		chrome = os.Getenv("SITEDIAG_CHROME_PATH")
@@ -260,7 +259,9 @@ func New(cfg Config) (*Client, error) {
 		browser:    pool,
 		lighthouse: lh,
 		brandCache: cache,
-		ports:      ports,
+		ports: sync.OnceValues(func() (*portscan.Ranking, error) {
+			return portscan.LoadRanking(cmp.Or(cfg.NmapServices, portscan.NmapServicesPath))
+		}),
 	}, nil
 }
 
