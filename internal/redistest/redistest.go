@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/internal/testenv"
 )
 
@@ -49,10 +50,7 @@ func Start(t testing.TB) *Server {
 }
 
 func start(t testing.TB, bin string) (*Server, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
+	port := int(porttest.Closed(t))
 	cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", strconv.Itoa(port),
 		"--save", "", "--appendonly", "no", "--dir", t.TempDir(), "--protected-mode", "yes")
 	if err := cmd.Start(); err != nil {
@@ -77,15 +75,6 @@ func (s *Server) Kill() {
 		s.cmd.Process.Kill()
 		s.cmd.Wait()
 	})
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // ping sends an inline PING and wants +PONG.
