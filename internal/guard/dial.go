@@ -30,7 +30,7 @@ type Guard struct {
 
 // New returns a guard that resolves with resolver and applies policy.
 func New(resolver Resolver, policy Policy) *Guard {
-	g := &Guard{policy: policy, refused: &refusals{}, resolver: resolver}
+	g := &Guard{policy: policy, refused: &refusals{n: map[string]uint64{}}, resolver: resolver}
 	d := &net.Dialer{Timeout: dialTimeout, Control: g.control}
 	g.dial = d.DialContext
 	return g

@@ -55,7 +55,7 @@ func Class(addr netip.Addr) string {
 	return ClassSpecialPurpose
 }
 
-// refusals counts refused addresses by class. The zero value is ready.
+// refusals counts refused addresses by class.
 type refusals struct {
 	mu sync.Mutex
 	n  map[string]uint64
@@ -65,9 +65,6 @@ func (r *refusals) add(addr netip.Addr) {
 	class := Class(addr)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.n == nil {
-		r.n = make(map[string]uint64)
-	}
 	r.n[class]++
 }
 
@@ -80,13 +77,7 @@ func (r *refusals) snapshot() map[string]uint64 {
 // Refusals returns how many times the policy refused an address since
 // the guard was built, by Class: a name that resolved only to refused
 // addresses, a connection or a packet to one. A map the caller owns.
-func (g *Guard) Refusals() map[string]uint64 {
-	out := g.refused.snapshot()
-	if out == nil {
-		out = map[string]uint64{}
-	}
-	return out
-}
+func (g *Guard) Refusals() map[string]uint64 { return g.refused.snapshot() }
 
 // allowed reports whether the policy allows addr, counting a refusal.
 func (g *Guard) allowed(addr netip.Addr) bool {
