@@ -69,7 +69,9 @@ func (r *BrandResult) DataAge(now time.Time) string {
 // record is extracted anew and returned. Errors: CodeInvalidURL, CodeInvalidParameters,
 // CodeTargetNotAllowed, CodeUnableToConnect, CodeBrowserUnavailable,
 // CodeBusy, CodeBrandFailed.
-func (c *Client) Brand(ctx context.Context, rawURL string, opts BrandOptions) (*BrandResult, error) {
+func (c *Client) Brand(ctx context.Context, rawURL string, opts BrandOptions) (_ *BrandResult, err error) {
+	ctx, end := c.startOp(ctx, "Brand", rawURL, spanOptions{}.str("mode", opts.Mode).flag("refresh", opts.Refresh).num("timeout", opts.Timeout))
+	defer end(&err)
 	mode, err := oneOf("mode", opts.Mode, "standard", "standard", "enriched")
 	if err != nil {
 		return nil, err

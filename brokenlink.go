@@ -63,7 +63,9 @@ type BrokenLinkResult struct {
 // page could not be fetched, or redirects in a loop),
 // CodeBrokenLinkCheckFailed (such as when not every link could be checked
 // within the operation's time).
-func (c *Client) BrokenLink(ctx context.Context, rawURL string, opts BrokenLinkOptions) (*BrokenLinkResult, error) {
+func (c *Client) BrokenLink(ctx context.Context, rawURL string, opts BrokenLinkOptions) (_ *BrokenLinkResult, err error) {
+	ctx, end := c.startOp(ctx, "BrokenLink", rawURL, requestOptions(opts.RequestOptions))
+	defer end(&err)
 	op := httpOp{failed: CodeBrokenLinkCheckFailed, follow: true}
 	return runHTTP(ctx, c, rawURL, opts.RequestOptions, op, func(ctx context.Context, r *httpRequest) (*BrokenLinkResult, error) {
 		client := c.client(r)

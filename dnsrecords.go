@@ -32,7 +32,9 @@ type DNSRecordsResult struct {
 // concurrently. A name that does not exist is a result whose Rcode is
 // NXDOMAIN. Errors: CodeInvalidURL, CodeInvalidParameters (a bad type),
 // CodeDNSLookupFailed (no server answered).
-func (c *Client) DNSRecords(ctx context.Context, target string, opts DNSRecordsOptions) (*DNSRecordsResult, error) {
+func (c *Client) DNSRecords(ctx context.Context, target string, opts DNSRecordsOptions) (_ *DNSRecordsResult, err error) {
+	ctx, end := c.startOp(ctx, "DNSRecords", target, spanOptions{}.strs("types", opts.Types))
+	defer end(&err)
 	t, err := parseDomain(target)
 	if err != nil {
 		return nil, err

@@ -32,7 +32,9 @@ type DNSSECResult struct {
 // answer in time); CodeDNSSECQueryFailed (a server answered SERVFAIL,
 // REFUSED or another error code, or none could be reached);
 // CodeDNSSECCheckFailed (ctx was cancelled, or no server is configured).
-func (c *Client) DNSSEC(ctx context.Context, target string, _ DNSSECOptions) (*DNSSECResult, error) {
+func (c *Client) DNSSEC(ctx context.Context, target string, _ DNSSECOptions) (_ *DNSSECResult, err error) {
+	ctx, end := c.startOp(ctx, "DNSSEC", target, nil)
+	defer end(&err)
 	t, err := parseDomain(target)
 	if err != nil {
 		return nil, err

@@ -28,7 +28,9 @@ type HTTPHeaderResult struct {
 // be read. Errors: CodeInvalidURL, CodeProxyCountryUnsupported,
 // CodeTargetNotAllowed, CodeUnableToConnect (not resolved, refused, timed
 // out, or a redirect loop), CodeHTTPHeaderFailed.
-func (c *Client) HTTPHeader(ctx context.Context, rawURL string, opts HTTPHeaderOptions) (*HTTPHeaderResult, error) {
+func (c *Client) HTTPHeader(ctx context.Context, rawURL string, opts HTTPHeaderOptions) (_ *HTTPHeaderResult, err error) {
+	ctx, end := c.startOp(ctx, "HTTPHeader", rawURL, requestOptions(opts.RequestOptions))
+	defer end(&err)
 	return runHTTP(ctx, c, rawURL, opts.RequestOptions, httpOp{failed: CodeHTTPHeaderFailed}, func(ctx context.Context, r *httpRequest) (*HTTPHeaderResult, error) {
 		newClient, closeClient := c.recordingClient(r.proxy)
 		defer closeClient()

@@ -31,7 +31,9 @@ type HTTPProtocolResult struct {
 // CodeProxyCountryUnsupported, CodeTargetNotAllowed, CodeUnableToConnect
 // (not resolved, refused, timed out, or a redirect loop),
 // CodeHTTPProtocolFailed.
-func (c *Client) HTTPProtocol(ctx context.Context, rawURL string, opts HTTPProtocolOptions) (*HTTPProtocolResult, error) {
+func (c *Client) HTTPProtocol(ctx context.Context, rawURL string, opts HTTPProtocolOptions) (_ *HTTPProtocolResult, err error) {
+	ctx, end := c.startOp(ctx, "HTTPProtocol", rawURL, requestOptions(opts.RequestOptions))
+	defer end(&err)
 	return runHTTP(ctx, c, rawURL, opts.RequestOptions, httpOp{failed: CodeHTTPProtocolFailed}, func(ctx context.Context, r *httpRequest) (*HTTPProtocolResult, error) {
 		client := c.client(r)
 		defer client.CloseIdleConnections()

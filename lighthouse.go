@@ -79,7 +79,10 @@ var loadErrors = []string{"FAILED_DOCUMENT_REQUEST", "ERRORED_DOCUMENT_REQUEST",
 // CodeUnableToConnect (Lighthouse could not load the page, or a redirect
 // not followed), CodeLighthouseUnavailable (Node, the package or
 // Chromium missing), CodeBusy, CodeLighthouseUnexpected.
-func (c *Client) Lighthouse(ctx context.Context, rawURL string, opts LighthouseOptions) (*LighthouseResult, error) {
+func (c *Client) Lighthouse(ctx context.Context, rawURL string, opts LighthouseOptions) (_ *LighthouseResult, err error) {
+	ctx, end := c.startOp(ctx, "Lighthouse", rawURL, spanOptions{}.str("device", opts.Device).str("proxy_country", opts.ProxyCountry).
+		toggle("follow_redirect", opts.FollowRedirect).strs("parameters", opts.Parameters).num("timeout", opts.Timeout))
+	defer end(&err)
 	p, err := c.newPage(rawURL, PageOptions{Device: opts.Device, ProxyCountry: opts.ProxyCountry, Timeout: opts.Timeout},
 		pageDefaults{deadline: c.lighthouse.JobTimeout()})
 	if err != nil {

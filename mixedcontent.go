@@ -70,7 +70,9 @@ type MixedContentResult struct {
 // CodeTargetNotAllowed, CodeUnableToConnect (also a redirect not
 // followed), CodeBrowserUnavailable, CodeBusy,
 // CodeMixedContentCheckFailed.
-func (c *Client) MixedContent(ctx context.Context, rawURL string, opts MixedContentOptions) (*MixedContentResult, error) {
+func (c *Client) MixedContent(ctx context.Context, rawURL string, opts MixedContentOptions) (_ *MixedContentResult, err error) {
+	ctx, end := c.startOp(ctx, "MixedContent", rawURL, pageOptions(opts.PageOptions).toggle("follow_redirect", opts.FollowRedirect))
+	defer end(&err)
 	p, err := c.newPage(rawURL, opts.PageOptions, pageDefaults{})
 	if err != nil {
 		return nil, err

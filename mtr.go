@@ -56,7 +56,10 @@ type MTRResult struct {
 // CAP_NET_RAW). Errors: CodeInvalidURL, CodeInvalidParameters,
 // CodeTargetNotAllowed, CodeUnableToConnect (the name did not resolve),
 // CodeMTRFailed (no raw socket permission, nothing could be sent).
-func (c *Client) MTR(ctx context.Context, rawTarget string, opts MTROptions) (*MTRResult, error) {
+func (c *Client) MTR(ctx context.Context, rawTarget string, opts MTROptions) (_ *MTRResult, err error) {
+	ctx, end := c.startOp(ctx, "MTR", rawTarget, spanOptions{}.count("count", opts.Count).count("max_hops", opts.MaxHops).
+		flag("no_lookup", opts.NoLookup).str("proxy_country", opts.ProxyCountry))
+	defer end(&err)
 	t, err := parseHostTarget(rawTarget, opts.ProxyCountry)
 	if err != nil {
 		return nil, err

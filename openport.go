@@ -68,7 +68,11 @@ type OpenPortResult struct {
 // the offending token), CodeTargetNotAllowed, CodeUnableToConnect (the
 // name did not resolve), CodePortScanFailed (the scan could not run or
 // finish).
-func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOptions) (*OpenPortResult, error) {
+func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOptions) (_ *OpenPortResult, err error) {
+	ctx, end := c.startOp(ctx, "OpenPort", rawTarget, spanOptions{}.count("top_ports", opts.TopPorts).str("port_ranges", opts.PortRanges).
+		flag("detect_services", opts.DetectServices).str("proxy_country", opts.ProxyCountry).
+		count("concurrency", opts.Concurrency).seconds("port_timeout", opts.PortTimeout))
+	defer end(&err)
 	t, err := parseHostTarget(rawTarget, opts.ProxyCountry)
 	if err != nil {
 		return nil, err

@@ -40,7 +40,9 @@ type PingResult struct {
 // a result. Errors: CodeInvalidURL, CodeInvalidParameters,
 // CodeTargetNotAllowed, CodeUnableToConnect (the name did not resolve),
 // CodePingFailed (no request could be sent).
-func (c *Client) Ping(ctx context.Context, rawTarget string, opts PingOptions) (*PingResult, error) {
+func (c *Client) Ping(ctx context.Context, rawTarget string, opts PingOptions) (_ *PingResult, err error) {
+	ctx, end := c.startOp(ctx, "Ping", rawTarget, spanOptions{}.count("count", opts.Count).str("proxy_country", opts.ProxyCountry))
+	defer end(&err)
 	t, err := parseHostTarget(rawTarget, opts.ProxyCountry)
 	if err != nil {
 		return nil, err

@@ -189,7 +189,9 @@ type MetaScrapeResult struct {
 // CodeTargetNotAllowed, CodeUnableToConnect, CodeNoMetadata (the page
 // has none at all), CodeBrowserUnavailable and CodeBusy (RenderJS only),
 // CodeCrawlFailed.
-func (c *Client) MetaScrape(ctx context.Context, rawURL string, opts MetaScrapeOptions) (*MetaScrapeResult, error) {
+func (c *Client) MetaScrape(ctx context.Context, rawURL string, opts MetaScrapeOptions) (_ *MetaScrapeResult, err error) {
+	ctx, end := c.startOp(ctx, "MetaScrape", rawURL, pageOptions(opts.PageOptions).toggle("render_js", opts.RenderJS).str("format", opts.Format))
+	defer end(&err)
 	p, err := c.newPage(rawURL, opts.PageOptions, pageDefaults{blockAds: true})
 	if err != nil {
 		return nil, err

@@ -115,7 +115,10 @@ type ScreenshotResult struct {
 // CodeBrowserUnavailable, CodeBusy (with RetryAfter), CodeTargetNotAllowed
 // (the page or a redirect it follows is refused), CodeUnableToConnect,
 // CodeScreenshotFailed.
-func (c *Client) Screenshot(ctx context.Context, rawURL string, opts ScreenshotOptions) (*ScreenshotResult, error) {
+func (c *Client) Screenshot(ctx context.Context, rawURL string, opts ScreenshotOptions) (_ *ScreenshotResult, err error) {
+	ctx, end := c.startOp(ctx, "Screenshot", rawURL, pageOptions(opts.PageOptions).str("type", opts.Type).flag("full_page", opts.FullPage).
+		count("viewport_width", opts.ViewportWidth).count("viewport_height", opts.ViewportHeight).str("selector", opts.Selector))
+	defer end(&err)
 	p, err := c.newPage(rawURL, opts.PageOptions, pageDefaults{blockAds: true, hideCookie: true, skipCaptcha: true})
 	if err != nil {
 		return nil, err

@@ -61,8 +61,11 @@ import (
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardnet"
 	"github.com/sitediag/sitediag/internal/target"
+	"github.com/sitediag/sitediag/internal/tracing"
 	"github.com/sitediag/sitediag/lighthouse"
 	"github.com/sitediag/sitediag/net/portscan"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -165,6 +168,15 @@ type Config struct {
 	// model, say). Nil means the extractive heuristics of brand.Enrich
 	// only.
 	BrandEnricher brand.Enricher
+	// TracerProvider, if set, traces the operations with OpenTelemetry:
+	// each call is a span named after it (sitediag.Up, …) with the
+	// target and the options set, and on failure the error, the Error
+	// status and the code (sitediag.error.code); under it, a span for each
+	// name resolution (resolve), connection attempt (connect), TLS
+	// handshake (tls) and browser job (browser job). The library brings
+	// no exporter: the spans go wherever the provider sends them. Nil
+	// means no tracing.
+	TracerProvider trace.TracerProvider
 }
 
 // Client runs diagnoses. Build it with New; see the package doc for
@@ -182,6 +194,9 @@ type Client struct {
 	// ports ranks the ports of OpenPort's topPorts, read on first use
 	// so that a client that never scans never reads nmap-services.
 	ports func() (*portscan.Ranking, error)
+	// tracer starts the operations' spans; a no-op one when
+	// Config.TracerProvider is nil.
+	tracer trace.Tracer
 }
 
 // New returns a Client for cfg, or an error when cfg is malformed.
@@ -252,8 +267,13 @@ func New(cfg Config) (*Client, error) {
 		}
 		cache = NewMemoryBrandCache(0, 0, file)
 	}
+	provider := cfg.TracerProvider
+	if provider == nil {
+		provider = noop.NewTracerProvider()
+	}
 	return &Client{
 		cfg:        cfg,
+		tracer:     provider.Tracer(tracing.Name),
 		resolver:   resolver,
 		guard:      g,
 		browser:    pool,

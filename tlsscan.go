@@ -59,7 +59,9 @@ type TLSScanResult struct {
 // not resolve, the port refuses, or no version at all can be
 // negotiated), CodeTLSScanFailed (the deadline came before any version
 // was found).
-func (c *Client) TLSScan(ctx context.Context, rawURL string, opts TLSScanOptions) (*TLSScanResult, error) {
+func (c *Client) TLSScan(ctx context.Context, rawURL string, opts TLSScanOptions) (_ *TLSScanResult, err error) {
+	ctx, end := c.startOp(ctx, "TLSScan", rawURL, spanOptions{}.seconds("probe_timeout", opts.ProbeTimeout))
+	defer end(&err)
 	if opts.ProbeTimeout < 0 || opts.ProbeTimeout > MaxProbeTimeout {
 		return nil, InvalidParameter("probeTimeout", "must be between 0 and 30 seconds")
 	}

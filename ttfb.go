@@ -27,7 +27,9 @@ type TTFBResult struct {
 // CodeTargetNotAllowed (the target or a redirect it follows is refused),
 // CodeUnableToConnect (not resolved, refused, timed out, or a redirect
 // loop), CodeTTFBFailed.
-func (c *Client) TTFB(ctx context.Context, rawURL string, opts TTFBOptions) (*TTFBResult, error) {
+func (c *Client) TTFB(ctx context.Context, rawURL string, opts TTFBOptions) (_ *TTFBResult, err error) {
+	ctx, end := c.startOp(ctx, "TTFB", rawURL, requestOptions(opts.RequestOptions))
+	defer end(&err)
 	return runHTTP(ctx, c, rawURL, opts.RequestOptions, httpOp{failed: CodeTTFBFailed}, func(ctx context.Context, r *httpRequest) (*TTFBResult, error) {
 		m, err := c.measure(ctx, r.target.URL, r.proxy, httpprobe.MeasureOptions{Follow: r.info.FollowRedirect, SkipBody: true})
 		if err != nil {

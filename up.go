@@ -34,7 +34,9 @@ type UpResult struct {
 // redirect it follows is refused), CodeTooManyRedirects (a loop or more
 // than 10), CodeSiteStatusFailed (also when the proxy for ProxyCountry
 // could not be used).
-func (c *Client) Up(ctx context.Context, rawURL string, opts UpOptions) (*UpResult, error) {
+func (c *Client) Up(ctx context.Context, rawURL string, opts UpOptions) (_ *UpResult, err error) {
+	ctx, end := c.startOp(ctx, "Up", rawURL, requestOptions(opts.RequestOptions))
+	defer end(&err)
 	op := httpOp{failed: CodeSiteStatusFailed, follow: true, redirectCode: true}
 	return runHTTP(ctx, c, rawURL, opts.RequestOptions, op, func(ctx context.Context, r *httpRequest) (*UpResult, error) {
 		client := c.client(r)
@@ -82,7 +84,9 @@ type RedirectCheckResult struct {
 // CodeTargetNotAllowed (a hop to a refused address; nothing is sent
 // there), CodeTooManyRedirects (a loop or more than 10),
 // CodeUnableToConnect (a hop got no response), CodeRedirectCheckFailed.
-func (c *Client) RedirectCheck(ctx context.Context, rawURL string, opts RedirectCheckOptions) (*RedirectCheckResult, error) {
+func (c *Client) RedirectCheck(ctx context.Context, rawURL string, opts RedirectCheckOptions) (_ *RedirectCheckResult, err error) {
+	ctx, end := c.startOp(ctx, "RedirectCheck", rawURL, spanOptions{}.str("proxy_country", opts.ProxyCountry))
+	defer end(&err)
 	op := httpOp{failed: CodeRedirectCheckFailed, redirectCode: true}
 	reqOpts := RequestOptions{FollowRedirect: On, ProxyCountry: opts.ProxyCountry}
 	return runHTTP(ctx, c, rawURL, reqOpts, op, func(ctx context.Context, r *httpRequest) (*RedirectCheckResult, error) {

@@ -73,7 +73,9 @@ type URL2PDFResult struct {
 // Body. Errors: CodeInvalidURL, CodeInvalidParameters,
 // CodeProxyCountryUnsupported, CodeBrowserUnavailable, CodeBusy,
 // CodeTargetNotAllowed, CodeUnableToConnect, CodePDFConversionFailed.
-func (c *Client) URL2PDF(ctx context.Context, rawURL string, opts URL2PDFOptions) (*URL2PDFResult, error) {
+func (c *Client) URL2PDF(ctx context.Context, rawURL string, opts URL2PDFOptions) (_ *URL2PDFResult, err error) {
+	ctx, end := c.startOp(ctx, "URL2PDF", rawURL, pageOptions(opts.PageOptions).str("format", opts.Format).str("orientation", opts.Orientation).num("scale", opts.Scale))
+	defer end(&err)
 	p, err := c.newPage(rawURL, opts.PageOptions, pageDefaults{})
 	if err != nil {
 		return nil, err

@@ -77,7 +77,10 @@ type WebScrapeResult struct {
 // CodeTargetNotAllowed, CodeUnableToConnect, CodeBrowserUnavailable and
 // CodeBusy (RenderJS only), CodeCrawlFailed (also when an -llm format
 // finds no main content).
-func (c *Client) WebScrape(ctx context.Context, rawURL string, opts WebScrapeOptions) (*WebScrapeResult, error) {
+func (c *Client) WebScrape(ctx context.Context, rawURL string, opts WebScrapeOptions) (_ *WebScrapeResult, err error) {
+	ctx, end := c.startOp(ctx, "WebScrape", rawURL, pageOptions(opts.PageOptions).toggle("render_js", opts.RenderJS).strs("format", stringsOf(opts.Formats)).
+		seconds("wait_time", opts.WaitTime).str("wait_for", opts.WaitFor).flag("extraction_schema", opts.Schema != nil))
+	defer end(&err)
 	p, err := c.newPage(rawURL, opts.PageOptions, pageDefaults{blockAds: true})
 	if err != nil {
 		return nil, err

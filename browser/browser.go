@@ -34,12 +34,16 @@
 package browser
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/sitediag/sitediag/internal/tracing"
+	"go.opentelemetry.io/otel/attribute"
 )
 
 // Defaults of Config.
@@ -174,7 +178,12 @@ func New(cfg Config) (*Pool, error) {
 // returns. When the browser or the page crashes during the job, or the
 // pool is closed, the job's context is cancelled and the error wraps
 // ErrCrashed or ErrClosed.
-func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Context, j *Job) error) error {
+//
+// The job is a "browser job" span under the span in ctx, with the time
+// it waited for its slot (see internal/tracing).
+func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Context, j *Job) error) (err error) {
+	ctx, span := tracing.Start(ctx, tracing.SpanBrowserJob, attribute.String("sitediag.browser.device", string(cmp.Or(opts.Device, Desktop))))
+	defer func() { tracing.End(span, err) }()
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -184,10 +193,13 @@ func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Cont
 	p.mu.Unlock()
 	defer p.jobs.Done()
 
+	queued := time.Now()
 	if err := p.acquire(ctx); err != nil {
 		return err
 	}
 	defer func() { <-p.slots }()
+	span.AddEvent("slot acquired")
+	span.SetAttributes(attribute.Float64("sitediag.browser.slot_wait_ms", float64(time.Since(queued))/float64(time.Millisecond)))
 	// The deadline runs from here: starting the browser is part of the job.
 	ctx, cancelTimeout := context.WithTimeout(ctx, p.JobTimeout(opts))
 	defer cancelTimeout()
@@ -195,6 +207,7 @@ func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Cont
 	if err != nil {
 		return err
 	}
+	span.AddEvent("browser ready")
 	start := time.Now()
 	defer p.release(in, start)
 

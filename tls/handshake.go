@@ -6,6 +6,8 @@ import (
 	"crypto/x509"
 	"net"
 	"slices"
+
+	"github.com/sitediag/sitediag/internal/tracing"
 )
 
 // handshake is the outcome of the one full crypto/tls handshake.
@@ -40,7 +42,7 @@ func (s *scanner) handshake(ctx context.Context) *handshake {
 	hs := &handshake{}
 	s.withConn(ctx, func(ctx context.Context, conn net.Conn) error {
 		tc := cryptotls.Client(conn, s.clientConfig(cryptotls.VersionTLS13))
-		if err := tc.HandshakeContext(ctx); err != nil {
+		if err := tracing.Handshake(ctx, tc); err != nil {
 			return err
 		}
 		st := tc.ConnectionState()

@@ -16,6 +16,8 @@ import (
 	"net"
 	"slices"
 	"strings"
+
+	"github.com/sitediag/sitediag/internal/tracing"
 )
 
 // Renegotiation is the verdict on client-initiated renegotiation: a
@@ -56,7 +58,7 @@ func (s *scanner) renegotiation(ctx context.Context) Renegotiation {
 		cfg := s.clientConfig(cryptotls.VersionTLS12)
 		cfg.MinVersion, cfg.CipherSuites, cfg.KeyLogWriter = cryptotls.VersionTLS12, renegotiationSuites, &keyLog
 		tc := cryptotls.Client(rc, cfg)
-		if err := tc.HandshakeContext(ctx); err != nil {
+		if err := tracing.Handshake(ctx, tc); err != nil {
 			return err
 		}
 		sh, err := rc.serverHello()

@@ -8,6 +8,8 @@ import (
 	"net"
 	"sync"
 	"time"
+
+	"github.com/sitediag/sitediag/internal/tracing"
 )
 
 // resumption is what the session resumption checks found.
@@ -52,7 +54,7 @@ func (s *scanner) fullHandshake(ctx context.Context, cfg *cryptotls.Config) (*re
 	s.withConn(ctx, func(ctx context.Context, conn net.Conn) error {
 		rc := &recordingConn{Conn: conn}
 		tc := cryptotls.Client(rc, cfg)
-		if err := tc.HandshakeContext(ctx); err != nil {
+		if err := tracing.Handshake(ctx, tc); err != nil {
 			return err
 		}
 		st = tc.ConnectionState()

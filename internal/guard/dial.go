@@ -8,6 +8,10 @@ import (
 	"net/netip"
 	"syscall"
 	"time"
+
+	"github.com/sitediag/sitediag/internal/tracing"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // dialTimeout bounds one connection attempt to one address.
@@ -43,46 +47,70 @@ func (g *Guard) Allowed(addr netip.Addr) bool { return g.policy.Allowed(addr) }
 // When the name resolves but no address is allowed, the error is
 // ErrNotAllowed; a name that does not resolve gives a *ResolveError.
 // A name's resolution is reported to the DNSStart and DNSDone hooks of
-// an httptrace.ClientTrace in ctx.
+// an httptrace.ClientTrace in ctx, and every resolution is a "resolve"
+// span under the span in ctx (see internal/tracing).
 func (g *Guard) Resolve(ctx context.Context, host string) ([]netip.Addr, error) {
-	if _, err := netip.ParseAddr(host); err == nil {
-		return g.resolve(ctx, host)
+	ctx, span := tracing.Start(ctx, tracing.SpanResolve, attribute.String("dns.question.name", host))
+	var hooks *httptrace.ClientTrace
+	if _, err := netip.ParseAddr(host); err != nil {
+		hooks = httptrace.ContextClientTrace(ctx)
 	}
-	trace := httptrace.ContextClientTrace(ctx)
-	if trace != nil && trace.DNSStart != nil {
-		trace.DNSStart(httptrace.DNSStartInfo{Host: host})
+	if hooks != nil && hooks.DNSStart != nil {
+		hooks.DNSStart(httptrace.DNSStartInfo{Host: host})
 	}
-	addrs, err := g.resolve(ctx, host)
-	if trace != nil && trace.DNSDone != nil {
+	allowed, answers, err := g.resolve(ctx, host)
+	if hooks != nil && hooks.DNSDone != nil {
 		info := httptrace.DNSDoneInfo{Err: err}
-		for _, a := range addrs {
+		for _, a := range allowed {
 			info.Addrs = append(info.Addrs, net.IPAddr{IP: a.AsSlice()})
 		}
-		trace.DNSDone(info)
+		hooks.DNSDone(info)
 	}
-	return addrs, err
+	if span.IsRecording() {
+		span.SetAttributes(answerAttrs(answers, err)...)
+	}
+	tracing.End(span, err)
+	return allowed, err
 }
 
-func (g *Guard) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
-	addrs, err := g.resolver.LookupAddrs(ctx, host)
-	if err == nil && len(addrs) == 0 {
+// answerAttrs describe a resolution on its span: every address answered,
+// and the class of the one a refusal counted.
+func answerAttrs(answers []netip.Addr, err error) []attribute.KeyValue {
+	addrs := make([]string, len(answers))
+	for i, a := range answers {
+		addrs[i] = a.String()
+	}
+	attrs := []attribute.KeyValue{
+		attribute.Int("sitediag.resolve.answers", len(answers)),
+		attribute.StringSlice("sitediag.resolve.addresses", addrs),
+	}
+	if errors.Is(err, ErrNotAllowed) {
+		attrs = append(attrs, tracing.KeyRefusalClass.String(Class(answers[0])))
+	}
+	return attrs
+}
+
+// resolve returns the allowed addresses of host and every address the
+// resolver answered.
+func (g *Guard) resolve(ctx context.Context, host string) (allowed, answers []netip.Addr, err error) {
+	answers, err = g.resolver.LookupAddrs(ctx, host)
+	if err == nil && len(answers) == 0 {
 		// Not a policy matter: the name leads nowhere.
 		err = errNoAddress
 	}
 	if err != nil {
-		return nil, &ResolveError{Host: host, Err: err}
+		return nil, nil, &ResolveError{Host: host, Err: err}
 	}
-	allowed := addrs[:0:0]
-	for _, a := range addrs {
+	for _, a := range answers {
 		if g.policy.Allowed(a) {
 			allowed = append(allowed, a.WithZone("").Unmap())
 		}
 	}
 	if len(allowed) == 0 {
-		g.refused.add(addrs[0])
-		return nil, ErrNotAllowed
+		g.refused.add(answers[0])
+		return nil, answers, ErrNotAllowed
 	}
-	return allowed, nil
+	return allowed, answers, nil
 }
 
 // DialContext connects to address (host:port) over network ("tcp",
@@ -111,7 +139,7 @@ func (g *Guard) resolveAddress(ctx context.Context, address string) ([]netip.Add
 // DialAddrs connects to the first of addrs that accepts, on port. Use it
 // when the caller has already resolved and pinned the target.
 func (g *Guard) DialAddrs(ctx context.Context, network string, addrs []netip.Addr, port uint16) (net.Conn, error) {
-	return g.firstConn(ctx, addrs, port, func(ap netip.AddrPort) (net.Conn, error) {
+	return g.firstConn(ctx, network, addrs, port, func(ctx context.Context, ap netip.AddrPort) (net.Conn, error) {
 		return g.dial(ctx, network, ap.String())
 	}, nil)
 }
@@ -119,15 +147,22 @@ func (g *Guard) DialAddrs(ctx context.Context, network string, addrs []netip.Add
 // firstConn calls connect on each allowed address of addrs in turn and
 // returns the first connection. It stops early when ctx ends or when
 // stop, if set, says an error will not get better with another address.
-func (g *Guard) firstConn(ctx context.Context, addrs []netip.Addr, port uint16,
-	connect func(netip.AddrPort) (net.Conn, error), stop func(error) bool) (net.Conn, error) {
+// Each address, a refused one included, is a "connect" span under the
+// span in ctx, and connect gets ctx with that span.
+func (g *Guard) firstConn(ctx context.Context, network string, addrs []netip.Addr, port uint16,
+	connect func(context.Context, netip.AddrPort) (net.Conn, error), stop func(error) bool) (net.Conn, error) {
 	var errs []error
 	for _, a := range addrs {
+		ap := netip.AddrPortFrom(a.WithZone("").Unmap(), port)
+		spanCtx, span := tracing.Start(ctx, tracing.SpanConnect, attribute.String("network.transport", network),
+			attribute.String("network.peer.address", ap.Addr().String()), attribute.Int("network.peer.port", int(port)))
 		if !g.allowed(a) {
+			endConnect(span, ap, ErrNotAllowed)
 			errs = append(errs, ErrNotAllowed)
 			continue
 		}
-		conn, err := connect(netip.AddrPortFrom(a.WithZone("").Unmap(), port))
+		conn, err := connect(spanCtx, ap)
+		endConnect(span, ap, err)
 		if err == nil {
 			return conn, nil
 		}
@@ -140,6 +175,15 @@ func (g *Guard) firstConn(ctx context.Context, addrs []netip.Addr, port uint16,
 		return nil, ErrNotAllowed
 	}
 	return nil, errors.Join(errs...)
+}
+
+// endConnect ends the "connect" span of ap with err, naming the class of
+// a refused address.
+func endConnect(span trace.Span, ap netip.AddrPort, err error) {
+	if errors.Is(err, ErrNotAllowed) {
+		span.SetAttributes(tracing.KeyRefusalClass.String(Class(ap.Addr())))
+	}
+	tracing.End(span, err)
 }
 
 // control runs after the socket is created and before it connects: the

@@ -10,6 +10,8 @@ import (
 	"net/netip"
 	"net/url"
 	"time"
+
+	"github.com/sitediag/sitediag/internal/tracing"
 )
 
 // Limits of the HTTP transport every tool builds on.
@@ -116,7 +118,7 @@ func TLSConfig(host string, alpn ...string) *tls.Config {
 func handshake(ctx context.Context, conn *tls.Conn) error {
 	ctx, cancel := context.WithTimeout(ctx, tlsHandshakeTimeout)
 	defer cancel()
-	return conn.HandshakeContext(ctx)
+	return tracing.Handshake(ctx, conn)
 }
 
 // cappedTransport caps response bodies; the embedded transport has already
@@ -126,7 +128,12 @@ type cappedTransport struct {
 	limit int64
 }
 
+// RoundTrip also puts the TLS handshakes the transport makes for req in
+// "tls" spans (see tracing.WithHTTPTrace).
 func (t *cappedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if ctx := tracing.WithHTTPTrace(req.Context()); ctx != req.Context() {
+		req = req.WithContext(ctx)
+	}
 	resp, err := t.Transport.RoundTrip(req)
 	if err != nil {
 		return nil, err

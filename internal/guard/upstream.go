@@ -76,7 +76,7 @@ func (g *Guard) dialVia(ctx context.Context, proxy *url.URL, network, address st
 	if err != nil {
 		return nil, err
 	}
-	return g.firstConn(ctx, addrs, port, func(target netip.AddrPort) (net.Conn, error) {
+	return g.firstConn(ctx, network, addrs, port, func(ctx context.Context, target netip.AddrPort) (net.Conn, error) {
 		return g.tunnel(ctx, proxy, target)
 	}, func(err error) bool {
 		// The proxy itself failed: other addresses will not help.

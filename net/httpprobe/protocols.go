@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/tracing"
 )
 
 // DefaultProbeTimeout bounds each protocol probe when
@@ -167,7 +168,7 @@ func dialApp(ctx context.Context, dial DialFunc, target *url.URL, alpn ...string
 		return conn, nil
 	}
 	tconn := tls.Client(conn, guard.TLSConfig(target.Hostname(), alpn...))
-	if err := tconn.HandshakeContext(ctx); err != nil {
+	if err := tracing.Handshake(ctx, tconn); err != nil {
 		conn.Close()
 		return nil, err
 	}

@@ -13,6 +13,8 @@ import (
 	"unicode"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/sitediag/sitediag/internal/tracing"
 )
 
 // DefaultServiceTimeout bounds the detection of one port.
@@ -111,7 +113,7 @@ func tlsHandshake(ctx context.Context, dial DialFunc, addr netip.Addr, port uint
 	}
 	defer conn.Close()
 	tconn := tls.Client(conn, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // detection, not trust
-	return tconn.HandshakeContext(ctx) == nil
+	return tracing.Handshake(ctx, tconn) == nil
 }
 
 // headServer sends HEAD / and returns the Server header; ok is false when
