@@ -98,9 +98,11 @@ func endTLS(span trace.Span, cs tls.ConnectionState, err error) {
 		span.SetAttributes(
 			attribute.String("tls.protocol.version", tls.VersionName(cs.Version)),
 			attribute.String("tls.cipher", tls.CipherSuiteName(cs.CipherSuite)),
-			attribute.String("tls.next_protocol", cs.NegotiatedProtocol),
 			attribute.Bool("tls.resumed", cs.DidResume),
 		)
+	}
+	if cs.NegotiatedProtocol != "" {
+		span.SetAttributes(attribute.String("tls.next_protocol", cs.NegotiatedProtocol))
 	}
 	End(span, err)
 }
