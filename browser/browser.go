@@ -179,8 +179,9 @@ func New(cfg Config) (*Pool, error) {
 // pool is closed, the job's context is cancelled and the error wraps
 // ErrCrashed or ErrClosed.
 //
-// The job is a "browser job" span under the span in ctx, with the time
-// it waited for its slot (see internal/tracing).
+// When ctx holds a recording OpenTelemetry span, the job is a "browser
+// job" span under it (on the same TracerProvider), with the time it
+// waited for its slot.
 func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Context, j *Job) error) (err error) {
 	ctx, span := tracing.Start(ctx, tracing.SpanBrowserJob, attribute.String("sitediag.browser.device", string(cmp.Or(opts.Device, Desktop))))
 	defer func() { tracing.End(span, err) }()
