@@ -60,16 +60,17 @@ func (a *proxyAuth) enable(ctx context.Context, j *Job) error {
 }
 
 // answer is the response to a challenge: the credentials for the job's
-// proxy's first challenge to a request; a target's own challenge (401)
-// is left to Chromium, which shows its response, and is never given
-// them.
+// proxy's first challenge to a request. A target's own login (401) is
+// cancelled, which shows its response as a browser with no one to ask
+// does, and is never given the credentials; a proxy that refuses them
+// (or any other proxy) is not answered, which fails the request.
 func (a *proxyAuth) answer(e *proto.FetchAuthRequired) *proto.FetchAuthChallengeResponse {
 	c := e.AuthChallenge
 	switch {
-	case a == nil || c == nil || c.Source != proto.FetchAuthChallengeSourceProxy || strings.ToLower(c.Origin) != a.origin:
-		return &proto.FetchAuthChallengeResponse{Response: proto.FetchAuthChallengeResponseResponseDefault}
-	case a.answered[e.RequestID]:
+	case c == nil || c.Source != proto.FetchAuthChallengeSourceProxy:
 		return &proto.FetchAuthChallengeResponse{Response: proto.FetchAuthChallengeResponseResponseCancelAuth}
+	case a == nil || strings.ToLower(c.Origin) != a.origin || a.answered[e.RequestID]:
+		return &proto.FetchAuthChallengeResponse{Response: proto.FetchAuthChallengeResponseResponseDefault}
 	}
 	a.answered[e.RequestID] = true
 	return &proto.FetchAuthChallengeResponse{
