@@ -23,6 +23,7 @@ import (
 	"github.com/sitediag/sitediag/internal/dnstest"
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardnet"
+	"github.com/sitediag/sitediag/internal/netnstest"
 	"github.com/sitediag/sitediag/internal/proxygate"
 	"github.com/sitediag/sitediag/internal/testenv"
 )
@@ -367,5 +368,78 @@ func TestGatedJobs(t *testing.T) {
 	})
 	if seen, _ := f.saw("site.test/stale"); seen {
 		t.Error("a page with stale credentials reached the site")
+	}
+}
+
+// TestRemoteHost runs jobs on a browser on another host: Chromium in a
+// network namespace of its own, which reaches this one only at the
+// gate's address on a veth pair (not loopback), its DevTools forwarded
+// to that namespace's address as a remote host would expose it. The
+// fixture listens on this namespace's loopback, which the browser cannot
+// reach but through the gate: pages load through it while the job
+// lives, under the guard's policy (the allow list lets the fixture in,
+// a guard without it does not; the denied address is never reached),
+// and the gate answers 407 to anyone without a live job's credentials.
+func TestRemoteHost(t *testing.T) {
+	f := newFixture(t)
+	peer := netnstest.NewPeer(t)
+	gate, err := proxygate.Listen(netip.AddrPortFrom(peer.Host, 0).String(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gate.Close()
+	port := f.launch(t, gate.URL(), "ip netns exec "+peer.NS)
+	devtools := "http://" + peer.Forward(t, port).String()
+	rec := &recorder{Network: guardnet.Gated(f.guard, gate)}
+	pool := newPool(t, rec, devtools)
+
+	page := f.url("one.test", "/page/one.test")
+	do(t, pool, browser.JobOptions{}, func(ctx context.Context, j *browser.Job) error {
+		v, err := j.Load(ctx, page, browser.LoadOptions{})
+		if err != nil {
+			return err
+		}
+		if v.Status != http.StatusOK {
+			t.Errorf("status %d, want 200", v.Status)
+		}
+		if st := j.Stats(); st.Refused < 1 {
+			t.Errorf("stats %+v: want the evil.test image refused", st)
+		}
+		for _, target := range []string{fmt.Sprintf("http://evil.test:%d/", f.forbiddenPort), fmt.Sprintf("http://127.0.0.2:%d/", f.forbiddenPort)} {
+			_, err := j.Load(ctx, target, browser.LoadOptions{})
+			if !errors.Is(err, browser.ErrNotAllowed) {
+				t.Errorf("loading %s: %v, want ErrNotAllowed", target, err)
+			}
+		}
+		return nil
+	})
+	for _, hostPath := range []string{"one.test/page/one.test", "one.test/img/one.test.png", "site.test/frame", "site.test/secure", "one.test/data/one.test"} {
+		if seen, _ := f.saw(hostPath); !seen {
+			t.Errorf("%s was not served to the remote browser", hostPath)
+		}
+	}
+	if n := f.forbidden.Load(); n != 0 {
+		t.Errorf("the denied address got %d connections, want 0", n)
+	}
+	job := rec.of(t, "one.test")
+	for name, c := range map[string]*recorded{"the ended job's": job, "no": {}, "made-up": {user: job.user, password: strings.Repeat("0", len(job.password))}} {
+		if got := viaGate(t, gate.URL(), c.user, c.password, f.url("site.test", "/direct")); got != http.StatusProxyAuthRequired {
+			t.Errorf("%s credentials to the gate at %s: %d, want 407", name, gate.URL(), got)
+		}
+	}
+	if seen, _ := f.saw("site.test/direct"); seen {
+		t.Error("a request without a live job's credentials reached the site")
+	}
+
+	// Without the allow list, the fixture on loopback is refused.
+	strict := guard.New(f.resolver, guard.NewPolicy(nil))
+	do(t, newPool(t, guardnet.Gated(strict, gate), devtools), browser.JobOptions{}, func(ctx context.Context, j *browser.Job) error {
+		if _, err := j.Load(ctx, f.url("two.test", "/page/two.test"), browser.LoadOptions{}); !errors.Is(err, browser.ErrNotAllowed) {
+			t.Errorf("loading the loopback fixture without the allow list: %v, want ErrNotAllowed", err)
+		}
+		return nil
+	})
+	if seen, _ := f.saw("two.test/page/two.test"); seen {
+		t.Error("the loopback fixture was served without the allow list")
 	}
 }
