@@ -61,12 +61,13 @@ type ProxyStats struct {
 }
 
 // Proxy is a filtering HTTP proxy, on a loopback port of its own
-// (ListenProxy) or served by a server of the caller's (NewProxy): plain requests in
-// absolute form (WebSocket upgrades included) and CONNECT tunnels. Each
-// request's host is resolved with the guard's resolver and checked
-// against the policy; the proxy then connects to the checked address, so
-// a client that knows only this proxy reaches nothing the policy refuses.
-// Everything else is refused. It is safe for concurrent use.
+// (ListenProxy) or served by a server of the caller's (NewProxy): plain
+// requests in absolute form (WebSocket upgrades included) and CONNECT
+// tunnels. Each request's host is resolved with the guard's resolver and
+// checked against the policy; the proxy then connects to the checked
+// address, so a client that knows only this proxy reaches nothing the
+// policy refuses. Everything else is refused. It is safe for concurrent
+// use.
 type Proxy struct {
 	guard *Guard
 	opts  ProxyOptions
