@@ -60,6 +60,7 @@ import (
 	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardnet"
+	"github.com/sitediag/sitediag/internal/proxygate"
 	"github.com/sitediag/sitediag/internal/target"
 	"github.com/sitediag/sitediag/internal/tracing"
 	"github.com/sitediag/sitediag/lighthouse"
@@ -127,9 +128,27 @@ type Config struct {
 	// several, separated by commas, over which jobs are spread (the
 	// least loaded first; one that cannot be reached is tried last for
 	// a while; see browser.Fleet), each with MaxBrowserJobs slots. They
-	// must share this host's network and run with browser.Flags (see
-	// browser.Config.RemoteURL). Empty means a browser is launched.
+	// must run with browser.Flags (see browser.Config.RemoteURL) and
+	// reach the jobs' filtering proxies: on this host's loopback (a
+	// browser sharing this host's network) unless BrowserProxyAddr says
+	// otherwise. Empty means a browser is launched.
 	BrowserURL string
+	// BrowserProxyAddr, if set, is where the browser jobs' filtering
+	// proxies listen (host:port, port 0 for any) for browsers on other
+	// hosts: one listener for every job, each job's proxy reached with
+	// credentials of its own, fresh and random, that the job's page
+	// answers the proxy's challenge with (see browser.AuthProxy) and that
+	// stop working when the job ends; anything else is answered 407.
+	// Empty means each job's proxy listens on a port of its own on
+	// 127.0.0.1 with no credentials, for a browser on this host.
+	// Lighthouse's proxies stay there in any case.
+	BrowserProxyAddr string
+	// BrowserProxyURL is that listener's address as the browsers reach
+	// it (http://host[:port]; without a port, the port listened on) when
+	// it is not BrowserProxyAddr itself: a name, an address behind NAT,
+	// or any address of a listener on all of them (0.0.0.0). Empty means
+	// http://BrowserProxyAddr. It needs BrowserProxyAddr.
+	BrowserProxyURL string
 	// MaxBrowserJobs is the number of pages rendered at once. If zero,
 	// 2.
 	MaxBrowserJobs int
@@ -182,10 +201,13 @@ type Config struct {
 // Client runs diagnoses. Build it with New; see the package doc for
 // concurrency.
 type Client struct {
-	cfg        Config
-	resolver   *dns.Resolver
-	guard      *guard.Guard
-	browser    *browser.Fleet
+	cfg      Config
+	resolver *dns.Resolver
+	guard    *guard.Guard
+	browser  *browser.Fleet
+	// gate serves the browser jobs' proxies to remote browsers
+	// (BrowserProxyAddr); nil when they listen on loopback.
+	gate       *proxygate.Gate
 	lighthouse *lighthouse.Runner
 	brandCache BrandCache
 	// brandFlight shares one extraction among concurrent requests for
@@ -238,8 +260,19 @@ func New(cfg Config) (*Client, error) {
 			remotes = append(remotes, u)
 		}
 	}
+	network := guardnet.Network(g)
+	var gate *proxygate.Gate
+	switch {
+	case cfg.BrowserProxyAddr != "":
+		if gate, err = proxygate.Listen(cfg.BrowserProxyAddr, cfg.BrowserProxyURL); err != nil {
+			return nil, fmt.Errorf("sitediag: BrowserProxyAddr: %w", err)
+		}
+		network = guardnet.Gated(g, gate)
+	case cfg.BrowserProxyURL != "":
+		return nil, errors.New("sitediag: BrowserProxyURL needs BrowserProxyAddr")
+	}
 	pool, err := browser.NewFleet(browser.Config{
-		Network:      guardnet.Network(g),
+		Network:      network,
 		Path:         chrome,
 		MaxJobs:      cfg.MaxBrowserJobs,
 		MaxQueue:     cfg.MaxBrowserQueue,
@@ -247,6 +280,7 @@ func New(cfg Config) (*Client, error) {
 		JobTimeout:   cfg.BrowserJobTimeout,
 	}, remotes)
 	if err != nil {
+		closeGate(gate)
 		return nil, fmt.Errorf("sitediag: %w", err)
 	}
 	lh, err := lighthouse.New(lighthouse.Config{
@@ -257,6 +291,7 @@ func New(cfg Config) (*Client, error) {
 	})
 	if err != nil {
 		pool.Close()
+		closeGate(gate)
 		return nil, fmt.Errorf("sitediag: %w", err)
 	}
 	cache := cfg.BrandCache
@@ -277,6 +312,7 @@ func New(cfg Config) (*Client, error) {
 		resolver:   resolver,
 		guard:      g,
 		browser:    pool,
+		gate:       gate,
 		lighthouse: lh,
 		brandCache: cache,
 		ports: sync.OnceValues(func() (*portscan.Ranking, error) {
@@ -320,7 +356,16 @@ func normaliseProxies(in map[string]*url.URL) (map[string]*url.URL, error) {
 // the client after Close.
 func (c *Client) Close() error {
 	c.lighthouse.Close()
-	return c.browser.Close()
+	err := c.browser.Close()
+	closeGate(c.gate)
+	return err
+}
+
+// closeGate closes gate, if there is one.
+func closeGate(gate *proxygate.Gate) {
+	if gate != nil {
+		gate.Close()
+	}
 }
 
 // withTimeout applies the client's timeout when ctx has no deadline.

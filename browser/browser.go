@@ -23,7 +23,8 @@
 // against the SSRF policy by the proxy, which then dials the checked
 // address. The browser-wide proxy refuses everything; each job's browser
 // context points at the job's own proxy, which also counts what it
-// refused. The browser's own resolver is disabled, QUIC is off and WebRTC
+// refused. A proxy that demands credentials (an AuthProxy, for browsers
+// on other hosts) has them answered by the job's page, and by no other. The browser's own resolver is disabled, QUIC is off and WebRTC
 // may not send UDP around the proxy (see Flags). Request interception over
 // the DevTools protocol is not used for safety.
 //
@@ -95,10 +96,13 @@ type Config struct {
 	Path string
 	// RemoteURL, if set, is a running browser to use instead of launching
 	// one: its DevTools WebSocket URL (ws://…) or HTTP endpoint
-	// (http://host:port). The job proxies listen on this host's loopback,
-	// so the browser must share this host's network (a sidecar), and it
-	// must have been started with the flags of Flags for the browser-wide
-	// settings (QUIC, WebRTC, resolver) that a job cannot set.
+	// (http://host:port). It must reach the job proxies where Network
+	// puts them: on this host's loopback, a browser sharing this host's
+	// network (a sidecar); at an address of this host, with credentials
+	// (AuthProxy), a browser on another host. It must have been started
+	// with the flags of Flags, the proxy's URL as the browser-wide one,
+	// for the browser-wide settings (QUIC, WebRTC, resolver) that a job
+	// cannot set.
 	RemoteURL string
 	// MaxJobs is the number of jobs run at once. If zero,
 	// DefaultMaxJobs.

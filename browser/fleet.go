@@ -22,9 +22,10 @@ const failedPoolRest = 10 * time.Second
 // it with NewFleet; Close it.
 //
 // The browsers are remote ones (Config.RemoteURL), each with
-// Config.MaxJobs slots and its own queue. They must share this host's
-// network, as for one remote browser: the jobs' filtering proxies listen
-// on this host's loopback.
+// Config.MaxJobs slots and its own queue. As for one remote browser,
+// they reach the jobs' filtering proxies where Config.Network puts them:
+// this host's loopback when they share its network, else an address they
+// reach, behind per-job credentials (AuthProxy).
 type Fleet struct {
 	pools []*Pool
 	urls  []string

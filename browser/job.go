@@ -64,6 +64,7 @@ type Job struct {
 	opts      JobOptions
 	view      Viewport
 	proxy     Proxy
+	auth      *proxyAuth // nil when the proxy demands no credentials
 	contextID proto.BrowserBrowserContextID
 	targetID  proto.TargetTargetID
 	page      *rod.Page
@@ -110,6 +111,7 @@ func (in *instance) open(ctx context.Context, g Network, upstream *url.URL) (_ *
 	if j.proxy, err = g.ListenProxy(ProxyOptions{Upstream: upstream, Block: j.blockedHost}); err != nil {
 		return nil, err
 	}
+	j.auth = newProxyAuth(j.proxy)
 	defer func() {
 		if err != nil {
 			j.close(ctx)
@@ -154,6 +156,11 @@ func (in *instance) open(ctx context.Context, g Network, upstream *url.URL) (_ *
 	}
 	if err := (proto.NetworkEnable{}).Call(j.page); err != nil {
 		return nil, j.fail(ctx, "enabling network events", err)
+	}
+	if j.auth != nil {
+		if err := j.auth.enable(ctx, j); err != nil {
+			return nil, j.fail(ctx, "enabling the proxy's challenges", err)
+		}
 	}
 	return j, nil
 }
@@ -333,6 +340,16 @@ func (j *Job) loop(events <-chan *rod.Message) {
 						s.issues = append(s.issues, MixedContentIssue{URL: d.InsecureURL, ResourceType: string(d.ResourceType), Resolution: string(d.ResolutionStatus)})
 					}
 				})
+			}
+		case "Fetch.requestPaused":
+			var e proto.FetchRequestPaused
+			if load(msg, &e) {
+				proto.FetchContinueRequest{RequestID: e.RequestID}.Call(j.page)
+			}
+		case "Fetch.authRequired":
+			var e proto.FetchAuthRequired
+			if load(msg, &e) {
+				proto.FetchContinueWithAuth{RequestID: e.RequestID, AuthChallengeResponse: j.auth.answer(&e)}.Call(j.page)
 			}
 		case "Inspector.targetCrashed":
 			j.crash()

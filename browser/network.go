@@ -6,12 +6,17 @@ import (
 	"github.com/sitediag/sitediag/internal/guard"
 )
 
-// Network is the browser's only way out: filtering HTTP proxies on this
-// host's loopback that every request of a page goes through, and that
-// decide what may be reached. sitediag's Client passes its SSRF guard;
-// an embedder may pass any proxy that applies its own policy.
+// Network is the browser's only way out: filtering HTTP proxies that
+// every request of a page goes through, and that decide what may be
+// reached. sitediag's Client passes its SSRF guard; an embedder may pass
+// any proxy that applies its own policy.
+//
+// A proxy listens where the browser reaches it: on this host's loopback
+// for a browser on this host, else on an address the remote browsers
+// reach, where it must demand credentials (see AuthProxy) so that it is
+// nobody else's way out.
 type Network interface {
-	// ListenProxy starts a proxy on loopback shaped by opts.
+	// ListenProxy starts a proxy shaped by opts.
 	ListenProxy(opts ProxyOptions) (Proxy, error)
 }
 
@@ -32,7 +37,7 @@ type ProxyOptions struct {
 // Proxy is a running proxy of a Network.
 type Proxy interface {
 	// URL is the proxy's address for the browser's proxy setting
-	// (http://127.0.0.1:port).
+	// (http://127.0.0.1:port), without credentials.
 	URL() string
 	// Counts returns how many requests the policy refused and how many
 	// ProxyOptions.Block refused so far.
@@ -43,6 +48,19 @@ type Proxy interface {
 	Failure(host string, port uint16) error
 	// Close stops the proxy and cuts its connections.
 	Close() error
+}
+
+// AuthProxy is a Proxy that demands credentials (Basic) of every
+// request, answering 407 without them. A job whose proxy is one answers
+// the challenges of that proxy, and of no other party, with them,
+// through DevTools (Chromium takes no credentials in a proxy setting):
+// the first request of each document is paused until it is answered,
+// and Chromium then sends the credentials with the rest of the job's
+// requests by itself.
+type AuthProxy interface {
+	Proxy
+	// Credentials returns the username and password the proxy demands.
+	Credentials() (username, password string)
 }
 
 // Refusals a Proxy's Failure reports. They are the values sitediag's

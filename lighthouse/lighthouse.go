@@ -45,7 +45,9 @@ var ErrUnavailable = errors.New("lighthouse: unavailable")
 
 // Config configures a Runner. Network is required.
 type Config struct {
-	// Network gives each audit its filtering proxy.
+	// Network gives each audit its filtering proxy, on this host's
+	// loopback: Lighthouse's Chromium runs here and does not answer a
+	// proxy's challenge, so a browser.AuthProxy refuses its requests.
 	Network browser.Network
 	// ChromePath is the Chromium binary (see browser.Find).
 	ChromePath string

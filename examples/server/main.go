@@ -12,6 +12,8 @@
 //	SITEDIAG_DNS_SERVERS         -dns-servers         host:port list used for every resolution
 //	SITEDIAG_CHROME_PATH         -chrome-path         Chromium binary
 //	SITEDIAG_BROWSER_URL         -browser-url         remote browser (CDP URL), or a comma list to spread jobs over
+//	SITEDIAG_BROWSER_PROXY_ADDR  -browser-proxy-addr  host:port the browser jobs' proxy listens on for browsers on other hosts; none by default (loopback)
+//	SITEDIAG_BROWSER_PROXY_URL   -browser-proxy-url   http://host[:port] the browsers reach that proxy at (default http://<proxy addr>)
 //	SITEDIAG_PROXIES             -proxies             country proxies, us=http://…,de=socks5://…
 //	SITEDIAG_RATE_LIMIT          -rate-limit          requests per second per key; 0 = no limit (10)
 //	SITEDIAG_ARTIFACTS_URL       -artifacts-url       file:///dir (default <data-dir>/artifacts) or s3://bucket?endpoint=…&region=…
@@ -60,6 +62,7 @@ import (
 type settings struct {
 	addr, apiKeys, publicURL, dataDir, allowNetworks, dnsServers string
 	chromePath, browserURL, proxies, corsOrigins                 string
+	browserProxyAddr, browserProxyURL                            string
 	metricsAddr, logFormat, artifactsURL, redisURL               string
 	presign                                                      bool
 	rateLimit                                                    float64
@@ -100,6 +103,8 @@ func parseSettings(args []string) (*settings, error) {
 	fs.StringVar(&s.dnsServers, "dns-servers", env("SITEDIAG_DNS_SERVERS", ""), "DNS servers, host:port (SITEDIAG_DNS_SERVERS)")
 	fs.StringVar(&s.chromePath, "chrome-path", env("SITEDIAG_CHROME_PATH", ""), "Chromium binary (SITEDIAG_CHROME_PATH)")
 	fs.StringVar(&s.browserURL, "browser-url", env("SITEDIAG_BROWSER_URL", ""), "remote browser CDP URL (SITEDIAG_BROWSER_URL)")
+	fs.StringVar(&s.browserProxyAddr, "browser-proxy-addr", env("SITEDIAG_BROWSER_PROXY_ADDR", ""), "host:port the browser jobs' filtering proxy listens on for remote browsers, with per-job credentials (SITEDIAG_BROWSER_PROXY_ADDR)")
+	fs.StringVar(&s.browserProxyURL, "browser-proxy-url", env("SITEDIAG_BROWSER_PROXY_URL", ""), "http://host[:port] remote browsers reach that proxy at (SITEDIAG_BROWSER_PROXY_URL)")
 	fs.StringVar(&s.proxies, "proxies", env("SITEDIAG_PROXIES", ""), "country proxies cc=url,… (SITEDIAG_PROXIES)")
 	fs.StringVar(&s.corsOrigins, "cors-origins", env("SITEDIAG_CORS_ORIGINS", ""), "origins allowed to call the API from a browser, comma list or * (SITEDIAG_CORS_ORIGINS)")
 	fs.StringVar(&s.metricsAddr, "metrics-addr", env("SITEDIAG_METRICS_ADDR", ""), "listen address of /metrics, none when empty (SITEDIAG_METRICS_ADDR)")
@@ -162,6 +167,8 @@ func (s *settings) clientConfig() (sitediag.Config, error) {
 	cfg.DNSServers = splitList(s.dnsServers)
 	cfg.ChromePath = s.chromePath
 	cfg.BrowserURL = s.browserURL
+	cfg.BrowserProxyAddr = s.browserProxyAddr
+	cfg.BrowserProxyURL = s.browserProxyURL
 	for _, item := range splitList(s.proxies) {
 		country, raw, ok := strings.Cut(item, "=")
 		country = strings.TrimSpace(country)

@@ -117,6 +117,8 @@ func TestSettings(t *testing.T) {
 	t.Setenv("SITEDIAG_RATE_LIMIT", "0")
 	t.Setenv("SITEDIAG_CHROME_PATH", "/opt/chromium/chrome")
 	t.Setenv("SITEDIAG_BROWSER_URL", "ws://127.0.0.1:9222/devtools/browser/x")
+	t.Setenv("SITEDIAG_BROWSER_PROXY_ADDR", "0.0.0.0:3128")
+	t.Setenv("SITEDIAG_BROWSER_PROXY_URL", "http://api-1.internal:3128")
 	t.Setenv("SITEDIAG_API_KEYS", "k1, k2")
 	t.Setenv("SITEDIAG_PUBLIC_URL", "https://diag.example/api")
 	t.Setenv("SITEDIAG_DATA_DIR", "/var/lib/sitediag")
@@ -135,6 +137,7 @@ func TestSettings(t *testing.T) {
 	if s.addr != "127.0.0.1:9" || s.rateLimit != 0 || len(cfg.AllowNetworks) != 2 || cfg.DNSServers[0] != "127.0.0.1:5353" ||
 		cfg.Proxies["us"].Host != "proxy.example:3128" || cfg.Proxies["DE"].Scheme != "socks5" ||
 		cfg.ChromePath != "/opt/chromium/chrome" || cfg.BrowserURL != "ws://127.0.0.1:9222/devtools/browser/x" ||
+		cfg.BrowserProxyAddr != "0.0.0.0:3128" || cfg.BrowserProxyURL != "http://api-1.internal:3128" ||
 		s.apiKeys != "k1, k2" || s.publicURL != "https://diag.example/api" || s.dataDir != "/var/lib/sitediag" ||
 		s.corsOrigins != "https://app.example" ||
 		s.artifactsURL != "s3://bucket?region=eu-west-1" || !s.presign || s.redisURL != "redis://127.0.0.1:6379/2" {

@@ -60,16 +60,19 @@ type ProxyStats struct {
 	Failed int
 }
 
-// Proxy is a filtering HTTP proxy on a loopback port: plain requests in
-// absolute form (WebSocket upgrades included) and CONNECT tunnels. Each
-// request's host is resolved with the guard's resolver and checked
-// against the policy; the proxy then connects to the checked address, so
-// a client that knows only this proxy reaches nothing the policy refuses.
-// Everything else is refused. Build it with Guard.ListenProxy; it is safe
-// for concurrent use.
+// Proxy is a filtering HTTP proxy, on a loopback port of its own
+// (ListenProxy) or served by a server of the caller's (NewProxy): plain
+// requests in absolute form (WebSocket upgrades included) and CONNECT
+// tunnels. Each request's host is resolved with the guard's resolver and
+// checked against the policy; the proxy then connects to the checked
+// address, so a client that knows only this proxy reaches nothing the
+// policy refuses. Everything else is refused. It is safe for concurrent
+// use.
 type Proxy struct {
-	guard     *Guard
-	opts      ProxyOptions
+	guard *Guard
+	opts  ProxyOptions
+	// ln and srv are the proxy's own listener and server (ListenProxy);
+	// nil for a proxy of NewProxy, which a server of the caller's serves.
 	ln        net.Listener
 	srv       *http.Server
 	forward   *httputil.ReverseProxy
@@ -90,6 +93,34 @@ type Proxy struct {
 // ListenProxy starts a filtering proxy on 127.0.0.1 with a random port.
 // Close it when done.
 func (g *Guard) ListenProxy(opts ProxyOptions) (*Proxy, error) {
+	p, err := g.NewProxy(opts)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("guard: proxy: %w", err)
+	}
+	p.ln = ln
+	p.srv = &http.Server{
+		Handler:           p,
+		ReadHeaderTimeout: proxyHeaderTimeout,
+		MaxHeaderBytes:    proxyMaxHeaderBytes,
+		ErrorLog:          p.forward.ErrorLog,
+	}
+	p.served = make(chan struct{})
+	go func() {
+		defer close(p.served)
+		p.srv.Serve(ln)
+	}()
+	return p, nil
+}
+
+// NewProxy returns a filtering proxy that listens nowhere: an
+// http.Handler for a server of the caller's (one that serves many
+// proxies, say), whose URL is empty. Close it when done: that cuts its
+// tunnels; the requests it is forwarding end with their contexts.
+func (g *Guard) NewProxy(opts ProxyOptions) (*Proxy, error) {
 	if u := opts.Upstream; u != nil {
 		switch {
 		case u.Host == "":
@@ -98,15 +129,9 @@ func (g *Guard) ListenProxy(opts ProxyOptions) (*Proxy, error) {
 			return nil, fmt.Errorf("guard: upstream proxy scheme %q is not http, https, socks5 or socks5h", u.Scheme)
 		}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("guard: proxy: %w", err)
-	}
 	p := &Proxy{
 		guard:   g,
 		opts:    opts,
-		ln:      ln,
-		served:  make(chan struct{}),
 		tunnels: map[net.Conn]struct{}{},
 		failed:  map[string]error{},
 	}
@@ -122,7 +147,6 @@ func (g *Guard) ListenProxy(opts ProxyOptions) (*Proxy, error) {
 		DisableCompression:     true,
 		IdleConnTimeout:        30 * time.Second,
 	}
-	quiet := log.New(io.Discard, "", 0)
 	p.forward = &httputil.ReverseProxy{
 		Rewrite:   func(*httputil.ProxyRequest) {},
 		Transport: p.transport,
@@ -133,24 +157,20 @@ func (g *Guard) ListenProxy(opts ProxyOptions) (*Proxy, error) {
 			return nil
 		},
 		FlushInterval: -1,
-		ErrorLog:      quiet,
+		ErrorLog:      log.New(io.Discard, "", 0),
 		ErrorHandler:  p.forwardError,
 	}
-	p.srv = &http.Server{
-		Handler:           p,
-		ReadHeaderTimeout: proxyHeaderTimeout,
-		MaxHeaderBytes:    proxyMaxHeaderBytes,
-		ErrorLog:          quiet,
-	}
-	go func() {
-		defer close(p.served)
-		p.srv.Serve(ln)
-	}()
 	return p, nil
 }
 
-// URL is the proxy's address as a URL, for a client's proxy setting.
-func (p *Proxy) URL() string { return "http://" + p.ln.Addr().String() }
+// URL is the proxy's address as a URL, for a client's proxy setting;
+// empty for a proxy of NewProxy.
+func (p *Proxy) URL() string {
+	if p.ln == nil {
+		return ""
+	}
+	return "http://" + p.ln.Addr().String()
+}
 
 // Stats returns the counts so far.
 func (p *Proxy) Stats() ProxyStats {
@@ -188,8 +208,11 @@ func (p *Proxy) Close() error {
 		c.Close()
 	}
 	p.mu.Unlock()
-	err := p.srv.Close()
-	<-p.served
+	var err error
+	if p.srv != nil {
+		err = p.srv.Close()
+		<-p.served
+	}
 	p.wg.Wait()
 	p.transport.CloseIdleConnections()
 	return err

@@ -12,6 +12,10 @@
 // runs its probe inside the client namespace by re-executing the test
 // binary there (Run), and the child hands its result back with Output.
 //
+// NewPeer builds something smaller: one namespace joined to the test's
+// own by a veth pair, another host for a test's service to reach and be
+// reached from.
+//
 // Namespace names carry the test process's PID and a random suffix, and
 // every namespace a test creates is deleted when it ends, failed or not;
 // those of a test process that was killed before its cleanups ran are
@@ -146,7 +150,7 @@ func New(t testing.TB) *Topology {
 
 // staleRE matches the namespaces this package names, capturing the PID
 // of the test process that made them.
-var staleRE = regexp.MustCompile(`^sdt-(\d+)-[0-9a-f]{6}-(c|r1|r2|t)$`)
+var staleRE = regexp.MustCompile(`^sdt-(\d+)-[0-9a-f]{6}-(c|r1|r2|t|p)$`)
 
 // sweepStale deletes the namespaces that a test process which no longer
 // runs left behind: one killed by a signal, or by go test's -timeout

@@ -2,10 +2,15 @@ package netnstest
 
 import (
 	"fmt"
+	"io"
+	"net"
+	"net/netip"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sitediag/sitediag/internal/testenv"
 )
@@ -34,4 +39,74 @@ func TestSweepStale(t *testing.T) {
 	if !strings.Contains(names, live) {
 		t.Errorf("%s (live process) was deleted", live)
 	}
+}
+
+// TestPeer: the peer reaches the test's namespace at Host and nothing
+// on its loopback, and Forward joins the peer's address to a service on
+// the peer's own loopback.
+func TestPeer(t *testing.T) {
+	p := NewPeer(t)
+	ln, err := net.Listen("tcp", netip.AddrPortFrom(p.Host, 0).String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			io.WriteString(c, "host\n")
+			c.Close()
+		}
+	}()
+	script := fmt.Sprintf("exec 3<>/dev/tcp/%s/%d && cat <&3", p.Host, ln.Addr().(*net.TCPAddr).Port)
+	if out := run(t, "ip", "netns", "exec", p.NS, "bash", "-c", script); out != "host\n" {
+		t.Errorf("the peer read %q from the host's side, want host", out)
+	}
+	fwd := p.Forward(t, serveInNamespace(t, p.NS, "peer\n"))
+	c, err := net.DialTimeout("tcp", fwd.String(), 5*time.Second)
+	if err != nil {
+		t.Fatalf("dialling the forwarded port %s: %v", fwd, err)
+	}
+	defer c.Close()
+	got, _ := io.ReadAll(c)
+	if string(got) != "peer\n" {
+		t.Errorf("read %q through Forward, want the peer's loopback service", got)
+	}
+}
+
+// serveInNamespace answers every connection to 127.0.0.1 inside ns with
+// text, until t ends, and returns the port.
+func serveInNamespace(t *testing.T, ns, text string) int {
+	t.Helper()
+	ready := make(chan net.Listener, 1)
+	go func() {
+		runtime.LockOSThread()
+		if err := enter(ns); err != nil {
+			t.Error(err)
+			ready <- nil
+			return
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Error(err)
+		}
+		ready <- ln
+		for ln != nil {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			io.WriteString(c, text)
+			c.Close()
+		}
+	}()
+	ln := <-ready
+	if ln == nil {
+		t.FailNow()
+	}
+	t.Cleanup(func() { ln.Close() })
+	return ln.Addr().(*net.TCPAddr).Port
 }
