@@ -190,7 +190,8 @@ func (h *Handler) describe() *document {
 			Title:   "Website Diagnostics API",
 			Version: "1",
 			Description: "Diagnoses websites, domains and hosts. Every operation is a POST of a JSON object " +
-				"with the x-api-key header; enumerated options are matched in any case.",
+				"with the x-api-key header; a member that is null or absent takes its default, and enumerated options " +
+				"are matched in any case.",
 			License: docLicense{Name: "Apache-2.0", Identifier: "Apache-2.0"},
 		},
 		Security: []map[string][]string{{apiKeyScheme: {}}},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -200,6 +201,9 @@ func (s *schemaSet) addFields(obj *schema, t reflect.Type) {
 		if err != nil {
 			panic(fmt.Sprintf("httpapi: %v.%s: %v", t, f.Name, err))
 		}
+		if s.request {
+			p = nullable(p) // encoding/json reads null as the zero value: absent
+		}
 		obj.Properties[name] = p
 		optional := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
 		if !optional && !s.request {
@@ -326,7 +330,10 @@ func nullable(p *schema) *schema {
 	case []string:
 		return p
 	}
-	if p.Ref == "" && p.AnyOf == nil && p.Type == nil {
+	if p.Ref == "" && p.Type == nil {
+		if p.AnyOf != nil && !slices.ContainsFunc(p.AnyOf, func(a *schema) bool { return a.Type == "null" }) {
+			p.AnyOf = append(p.AnyOf, &schema{Type: "null"})
+		}
 		return p // {} allows null already
 	}
 	return &schema{AnyOf: []*schema{p, {Type: "null"}}}
