@@ -7,13 +7,13 @@ GO ?= go
 # 127.0.0.1:8080.
 ADDR ?=
 
-.PHONY: run test setup vet fmt bench
+.PHONY: run test setup setup-test vet fmt bench
 
 run: setup
 	$(GO) build -o bin/sitediag-server ./examples/server
 	exec ./bin/sitediag-server $(if $(ADDR),-addr $(ADDR))
 
-test: setup vet
+test: setup-test vet
 	$(GO) test -count=1 -timeout 30m ./...
 
 vet:
@@ -25,6 +25,11 @@ vet:
 # they are missing: Debian packages (as root).
 setup:
 	@./scripts/setup.sh
+
+# setup-test is setup plus what only the tests use: Redocly CLI, pinned
+# in tools/redocly, which lints the OpenAPI description.
+setup-test:
+	@./scripts/setup.sh --test
 
 bench:
 	@./bench/run.sh

@@ -14,7 +14,7 @@ type metaScrapeRequest struct {
 	URL string `json:"url"`
 	sitediag.PageOptions
 	RenderJS   sitediag.Toggle `json:"renderJS"`
-	Format     string          `json:"format"`
+	Format     string          `json:"format" openapi:"enum=json|markdown,default=json"`
 	FileOutput bool            `json:"fileOutput"`
 }
 
@@ -69,9 +69,9 @@ type webScrapeRequest struct {
 	RenderJS         sitediag.Toggle            `json:"renderJS"`
 	Format           formatList                 `json:"format"`
 	FileOutput       bool                       `json:"fileOutput"`
-	WaitTime         float64                    `json:"waitTime"`
+	WaitTime         float64                    `json:"waitTime" openapi:"minimum=0,maximum=30,description=seconds to wait after the page loads"`
 	WaitFor          string                     `json:"waitFor"`
-	ExtractionMode   string                     `json:"extractionMode"`
+	ExtractionMode   string                     `json:"extractionMode" openapi:"enum=default|cssSchema,default=default"`
 	ExtractionSchema *sitediag.ExtractionSchema `json:"extractionSchema"`
 }
 

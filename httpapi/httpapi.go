@@ -93,10 +93,12 @@ type Handler struct {
 	cors         cors
 	metrics      *metrics
 	// served are the routes' paths, for the metrics' operation label.
-	served  map[string]bool
-	log     *slog.Logger
-	now     func() time.Time
-	baseURL string
+	served map[string]bool
+	// description is what /openapi.json serves, its servers aside.
+	description *document
+	log         *slog.Logger
+	now         func() time.Time
+	baseURL     string
 }
 
 // New returns the API handler for client.
@@ -127,6 +129,7 @@ func New(client *sitediag.Client, opts Options) *Handler {
 		h.limiter = h.localLimiter
 	}
 	h.router = h.routes()
+	h.description = h.describe()
 	return h
 }
 
@@ -157,9 +160,12 @@ func (h *Handler) routes() *httprouter.Router {
 	get("/artifacts/:name", h.artifact)
 	get("/health", h.keyed(h.health))
 	get("/health/service", h.keyed(h.serviceHealth))
-	for path, op := range h.operations() {
-		r.POST(path, h.keyed(op))
-		h.served[path] = true
+	get("/openapi.json", h.openAPI)
+	for _, ep := range h.endpoints() {
+		for _, path := range ep.paths {
+			r.POST(path, h.keyed(ep.handle))
+			h.served[path] = true
+		}
 	}
 	return r
 }

@@ -15,7 +15,8 @@ import (
 // TestMetrics serves a few requests and reads the collector as a
 // Prometheus registry would: every series the requests touched is there,
 // labelled by route, status and code, and the pedantic registry accepts
-// the collector's descriptions.
+// the collector's descriptions. (apitest's OpenAPI checker reads
+// /openapi.json once.)
 func TestMetrics(t *testing.T) {
 	api := apitest.New(t, apitest.Options{})
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
@@ -34,6 +35,7 @@ func TestMetrics(t *testing.T) {
 	want := `
 # HELP sitediag_requests_total API requests by operation (route), HTTP status and API code (the error's message; empty on success).
 # TYPE sitediag_requests_total counter
+sitediag_requests_total{code="",operation="/openapi.json",status="200"} 1
 sitediag_requests_total{code="",operation="/up",status="200"} 2
 sitediag_requests_total{code="INVALID_PARAMETERS",operation="/up",status="400"} 1
 sitediag_requests_total{code="NOT_FOUND",operation="other",status="404"} 1
@@ -49,7 +51,8 @@ sitediag_browser_job_slots 2
 		"sitediag_requests_total", "sitediag_ssrf_refusals_total", "sitediag_browser_job_slots"); err != nil {
 		t.Error(err)
 	}
-	if n := testutil.CollectAndCount(api.Handler.Metrics(), "sitediag_request_duration_seconds"); n != 2 {
-		t.Errorf("duration histograms: %d, want 2 (/up and other)", n)
+	// The third is /openapi.json, which apitest's checker reads.
+	if n := testutil.CollectAndCount(api.Handler.Metrics(), "sitediag_request_duration_seconds"); n != 3 {
+		t.Errorf("duration histograms: %d, want 3 (/up, other and /openapi.json)", n)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/httpapi"
+	"github.com/sitediag/sitediag/internal/openapicheck"
 )
 
 // A handler mounted under a prefix, with neither PublicURL nor Artifacts:
@@ -30,9 +31,9 @@ func TestMountedWithoutPublicURLOrStore(t *testing.T) {
 	}
 	defer client.Close()
 	mux := http.NewServeMux()
-	mux.Handle("/diag/", http.StripPrefix("/diag", httpapi.New(client, httpapi.Options{
+	mux.Handle("/diag/", http.StripPrefix("/diag", openapicheck.Wrap(t, httpapi.New(client, httpapi.Options{
 		APIKeys: []string{"k"}, RateLimit: -1, Logger: slog.New(slog.DiscardHandler),
-	})))
+	}))))
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 

@@ -12,17 +12,17 @@ import (
 type screenshotRequest struct {
 	URL string `json:"url"`
 	sitediag.PageOptions
-	Type                  string  `json:"type"`
+	Type                  string  `json:"type" openapi:"enum=png|jpeg|webp,default=png"`
 	FullPage              bool    `json:"fullPage"`
 	AddTimestamp          bool    `json:"addTimestamp"`
-	PageHeight            int     `json:"pageHeight"`
-	ViewportWidth         int     `json:"viewportWidth"`
-	ViewportHeight        int     `json:"viewportHeight"`
-	Theme                 string  `json:"theme"`
-	Delay                 float64 `json:"delay"`
+	PageHeight            int     `json:"pageHeight" openapi:"minimum=100,maximum=5000,zero"`
+	ViewportWidth         int     `json:"viewportWidth" openapi:"minimum=320,maximum=3840,zero"`
+	ViewportHeight        int     `json:"viewportHeight" openapi:"minimum=240,maximum=2160,zero"`
+	Theme                 string  `json:"theme" openapi:"enum=light|dark|auto,default=auto"`
+	Delay                 float64 `json:"delay" openapi:"minimum=0,maximum=10,description=seconds to wait after the page loads"`
 	DisableAnimations     bool    `json:"disableAnimations"`
-	Quality               int     `json:"quality"`
-	ScaleFactor           float64 `json:"scaleFactor"`
+	Quality               int     `json:"quality" openapi:"minimum=10,maximum=100,zero,default=90"`
+	ScaleFactor           float64 `json:"scaleFactor" openapi:"minimum=0.1,maximum=3,zero"`
 	Selector              string  `json:"selector"`
 	FallbackToFullPage    bool    `json:"fallbackToFullPage"`
 	Inline                bool    `json:"inline"`

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net"
 	"net/http"
@@ -486,6 +487,18 @@ func TestMountedUnderPrefix(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Fatalf("GET /diag/health = %d", resp.StatusCode)
+	}
+	// The description names the server with its prefix, so that a
+	// generated client calls /diag/up.
+	resp, err = http.Get(srv.URL + "/diag/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct{ Servers []struct{ URL string } }
+	json.NewDecoder(resp.Body).Decode(&doc)
+	resp.Body.Close()
+	if len(doc.Servers) != 1 || doc.Servers[0].URL != srv.URL+"/diag" {
+		t.Errorf("GET /diag/openapi.json: servers %+v, want %s/diag", doc.Servers, srv.URL)
 	}
 
 }

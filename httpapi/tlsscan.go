@@ -9,7 +9,7 @@ import (
 
 type tlsScanRequest struct {
 	URL          string  `json:"url"`
-	ProbeTimeout float64 `json:"probeTimeout"` // seconds
+	ProbeTimeout float64 `json:"probeTimeout" openapi:"minimum=0,maximum=30,default=5,description=seconds each probe may wait for an answer"`
 }
 
 type tlsScanMeta struct {

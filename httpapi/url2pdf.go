@@ -9,15 +9,15 @@ import (
 type url2PDFRequest struct {
 	URL string `json:"url"`
 	sitediag.PageOptions
-	Format      string `json:"format"`
-	Orientation string `json:"orientation"`
+	Format      string `json:"format" openapi:"enum=letter|legal|a0|a1|a2|a3|a4|a5|a6,default=a4"`
+	Orientation string `json:"orientation" openapi:"enum=portrait|landscape,default=portrait"`
 	Margin      *struct {
-		Top    *float64 `json:"top"`
-		Bottom *float64 `json:"bottom"`
-		Right  *float64 `json:"right"`
-		Left   *float64 `json:"left"`
+		Top    *float64 `json:"top" openapi:"minimum=0,default=10,description=millimetres"`
+		Bottom *float64 `json:"bottom" openapi:"minimum=0,default=10,description=millimetres"`
+		Right  *float64 `json:"right" openapi:"minimum=0,default=10,description=millimetres"`
+		Left   *float64 `json:"left" openapi:"minimum=0,default=10,description=millimetres"`
 	} `json:"margin"`
-	Scale        *float64 `json:"scale"`
+	Scale        *float64 `json:"scale" openapi:"exclusiveMinimum=0,maximum=2,default=1"`
 	AddTimestamp bool     `json:"addTimestamp"`
 }
 

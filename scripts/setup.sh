@@ -36,10 +36,11 @@ fi
 
 # Lighthouse, pinned by lighthouse/package-lock.json, for /lighthouse.
 root=$(cd "$(dirname "$0")/.." && pwd)
+npm_ci() { (cd "$1" && npm ci --no-audit --no-fund --loglevel=error); }
 if [ ! -f "$root/lighthouse/node_modules/lighthouse/core/index.js" ]; then
   if command -v npm >/dev/null 2>&1; then
     echo "setup: installing Lighthouse (npm ci in lighthouse/)"
-    (cd "$root/lighthouse" && npm ci --no-audit --no-fund --loglevel=error)
+    npm_ci "$root/lighthouse"
   else
     echo "setup: npm is missing, so Lighthouse is not installed (/lighthouse answers 503)" >&2
   fi
@@ -63,5 +64,16 @@ if [ ! -x "$vgw" ]; then
     rm -rf "$gobin"
   else
     echo "setup: go is missing, so versitygw is not built (the S3 tests skip)" >&2
+  fi
+fi
+
+# With --test, what only the tests use: Redocly CLI, pinned by
+# tools/redocly/package-lock.json, which lints /openapi.json.
+if [ "${1:-}" = --test ] && [ ! -x "$root/tools/redocly/node_modules/.bin/redocly" ]; then
+  if command -v npm >/dev/null 2>&1; then
+    echo "setup: installing Redocly CLI (npm ci in tools/redocly/)"
+    npm_ci "$root/tools/redocly"
+  else
+    echo "setup: npm is missing, so Redocly CLI is not installed (the OpenAPI lint test skips)" >&2
   fi
 fi

@@ -1,7 +1,8 @@
 // Package apitest drives the real HTTP handler in tests: a sitediag
 // client whose resolver is a local DNS server (dnstest) and whose SSRF
 // policy exempts only the loopback addresses a test names, mounted in
-// httpapi with a known key.
+// httpapi with a known key. Every exchange is checked against the
+// handler's OpenAPI description (openapicheck).
 package apitest
 
 import (
@@ -21,6 +22,7 @@ import (
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/httpapi"
 	"github.com/sitediag/sitediag/internal/dnstest"
+	"github.com/sitediag/sitediag/internal/openapicheck"
 )
 
 // update rewrites the golden files instead of comparing with them.
@@ -39,6 +41,8 @@ type API struct {
 	Handler *httpapi.Handler
 	// Server serves the handler.
 	Server *httptest.Server
+
+	check *openapicheck.Handler
 }
 
 // Options adjust the test API. The zero value allows 127.0.0.1 only.
@@ -89,9 +93,14 @@ func New(t testing.TB, opts Options) *API {
 		hopts.Artifacts = store
 	}
 	handler := httpapi.New(client, hopts)
-	srv := httptest.NewServer(handler)
+	check := openapicheck.Wrap(t, handler)
+	srv := httptest.NewServer(check)
 	t.Cleanup(srv.Close)
-	return &API{DNS: dns, Client: client, Handler: handler, Server: srv}
+	api := &API{DNS: dns, Client: client, Handler: handler, Server: srv, check: check}
+	suite.Lock()
+	suite.apis = append(suite.apis, api)
+	suite.Unlock()
+	return api
 }
 
 // Response is a decoded API response.
