@@ -21,6 +21,7 @@ import (
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/internal/apitest"
+	"github.com/sitediag/sitediag/internal/procs"
 )
 
 // gzipBomb is 1 GiB of zeros, gzip-compressed (about 1 MiB).
@@ -134,7 +135,7 @@ type baseline struct {
 
 // takeBaseline counts what the process holds before a test of api.
 func takeBaseline(t *testing.T, api *apitest.API) baseline {
-	return baseline{api, runtime.NumGoroutine(), openFiles(t), len(descendants(os.Getpid()))}
+	return baseline{api, runtime.NumGoroutine(), openFiles(t), len(procs.Descendants(os.Getpid()))}
 }
 
 // wait fails t unless the process comes back to b within 10 s, once the
