@@ -4,8 +4,9 @@
 // after.
 //
 // It serves, on 127.0.0.1, a page (for /up and /screenshot) and a
-// crypto/tls server (for /tlsscan), runs one job of each operation to
-// warm the server up, takes the server's baseline (VmRSS from
+// crypto/tls server (for /tlsscan), runs one job of each operation and
+// then the mix for a few seconds (-warmup) to warm the server up, and,
+// once it has idled, takes its baseline (VmRSS from
 // /proc/<pid>/status, go_goroutines from its metrics endpoint, the
 // processes below it), then runs each operation from its own workers
 // for the duration. It prints, per operation, p50 and p99 latency and the
@@ -16,7 +17,7 @@
 // within 10 % of the baseline.
 //
 //	loadbench -api http://127.0.0.1:8080 -key k -pid 1234 -metrics 127.0.0.1:9090
-//	          [-duration 60s] [-up 32] [-screenshot 8] [-tlsscan 4]
+//	          [-duration 60s] [-warmup 5s] [-up 32] [-screenshot 8] [-tlsscan 4]
 package main
 
 import (
@@ -52,7 +53,7 @@ body { font: 16px/1.5 sans-serif; margin: 0 auto; max-width: 960px; padding: 24p
 
 // settleFor bounds the wait for the server's memory to come back after
 // the load.
-const settleFor = 60 * time.Second
+const settleFor = 150 * time.Second
 
 func main() {
 	log.SetFlags(0)
@@ -61,6 +62,7 @@ func main() {
 	pid := flag.Int("pid", 0, "the server's process id")
 	metrics := flag.String("metrics", "", "host:port of the server's metrics endpoint")
 	duration := flag.Duration("duration", 60*time.Second, "how long the load runs")
+	warmup := flag.Duration("warmup", 5*time.Second, "how long the same mix runs before the baseline is taken")
 	upWorkers := flag.Int("up", 32, "concurrent /up callers")
 	shotWorkers := flag.Int("screenshot", 8, "concurrent /screenshot callers")
 	tlsWorkers := flag.Int("tlsscan", 4, "concurrent /tlsscan callers")
@@ -92,39 +94,36 @@ func main() {
 			log.Fatalf("loadbench: warm-up %s: %d %s", op.path, c.status, c.code)
 		}
 	}
-	time.Sleep(2 * time.Second)
+	// The baseline is the server warmed up by the same mix, idle: what a
+	// run must come back to, its first-touch costs (code paged in, the
+	// Go heap grown to its working size) paid.
+	server.drive(ops, *warmup, func(*operation, outcome) {})
+	time.Sleep(5 * time.Second)
 	before, err := server.sample()
 	if err != nil {
 		log.Fatal(err)
 	}
 
-	fmt.Printf("load: %v of /up ×%d, /screenshot ×%d, /tlsscan ×%d against %s (%d cores)\n\n",
-		*duration, *upWorkers, *shotWorkers, *tlsWorkers, *api, runtime.NumCPU())
-	deadline := time.Now().Add(*duration)
-	var wg sync.WaitGroup
-	for _, op := range ops {
-		for range op.workers {
-			wg.Go(func() {
-				for time.Now().Before(deadline) {
-					op.record(server.call(op))
-				}
-			})
-		}
-	}
-	wg.Wait()
-	// A client that is done hangs up: the server's goroutines for its
-	// idle connections are not the server's to keep.
-	server.http.CloseIdleConnections()
+	fmt.Printf("load: %v of /up ×%d, /screenshot ×%d, /tlsscan ×%d against %s (%d cores), after %v of warm-up\n\n",
+		*duration, *upWorkers, *shotWorkers, *tlsWorkers, *api, runtime.NumCPU(), *warmup)
+	server.drive(ops, *duration, (*operation).record)
+	time.Sleep(time.Second) // for the server to see the hang-ups
 	right, err := server.sample()
 	if err != nil {
 		log.Fatal(err)
 	}
-	settled, waited := right, time.Duration(0)
-	for start := time.Now(); !settled.memoryBack(before) && time.Since(start) < settleFor; waited = time.Since(start) {
+	// While the server settles only its RSS is read, from /proc: a
+	// metrics scrape a second would itself keep the server's heap busy.
+	waited := time.Duration(0)
+	for start, rss := time.Now(), right.rssKB; !(sample{rssKB: rss}).memoryBack(before) && waited < settleFor; waited = time.Since(start) {
 		time.Sleep(time.Second)
-		if settled, err = server.sample(); err != nil {
+		if rss, _, _, err = vmRSS(server.pid); err != nil {
 			log.Fatal(err)
 		}
+	}
+	settled, err := server.sample()
+	if err != nil {
+		log.Fatal(err)
 	}
 
 	fmt.Printf("%-12s %8s %9s %9s  %s\n", "operation", "calls", "p50", "p99", "statuses")
@@ -136,12 +135,13 @@ func main() {
 		noRetryAfter += op.noRetryAfter
 	}
 	fmt.Printf("503 without Retry-After: %d\n\n", noRetryAfter)
-	fmt.Printf("%-22s %10s %11s %10s\n", "server", "RSS", "goroutines", "processes")
+	fmt.Printf("%-22s %10s %22s %10s %11s %10s\n", "server", "RSS", "(anon + file)", "Go heap", "goroutines", "processes")
 	for _, s := range []struct {
 		name string
 		sample
-	}{{"before", before}, {"right after", right}, {fmt.Sprintf("after %.0f s idle", waited.Seconds()), settled}} {
-		fmt.Printf("%-22s %7.1f MB %11d %10d\n", s.name, float64(s.rssKB)/1024, s.goroutines, s.procs)
+	}{{"before", before}, {"1 s after", right}, {fmt.Sprintf("after %.0f s idle", waited.Seconds()), settled}} {
+		fmt.Printf("%-22s %7.1f MB (%6.1f MB + %6.1f MB) %7.1f MB %11d %10d\n", s.name, mb(s.rssKB), mb(s.anonKB), mb(s.fileKB),
+			mb(s.heapKB), s.goroutines, s.procs)
 	}
 	fmt.Println()
 	fmt.Printf("verdict: service-caused 5xx %d (goal 0) %s; 503 without Retry-After %d (goal 0) %s; "+
@@ -149,6 +149,8 @@ func main() {
 		serviceErrors, pass(serviceErrors == 0), noRetryAfter, pass(noRetryAfter == 0),
 		100*(float64(settled.rssKB)/float64(before.rssKB)-1), pass(settled.memoryBack(before)))
 }
+
+func mb(kb int) float64 { return float64(kb) / 1024 }
 
 func pass(ok bool) string {
 	if ok {
@@ -233,6 +235,26 @@ func quantile(d []time.Duration, q float64) string {
 	return s[min(len(s)-1, int(q*float64(len(s))))].Round(time.Millisecond).String()
 }
 
+// drive calls every operation from its workers for d, handing each
+// outcome to record, then hangs up its idle connections, as a client
+// that is done does: the server's goroutines for them are not the
+// server's to keep.
+func (s *server) drive(ops []*operation, d time.Duration, record func(*operation, outcome)) {
+	deadline := time.Now().Add(d)
+	var wg sync.WaitGroup
+	for _, op := range ops {
+		for range op.workers {
+			wg.Go(func() {
+				for time.Now().Before(deadline) {
+					record(op, s.call(op))
+				}
+			})
+		}
+	}
+	wg.Wait()
+	s.http.CloseIdleConnections()
+}
+
 // server is the example server under load.
 type server struct {
 	api, key, metrics string
@@ -270,54 +292,73 @@ func (s *server) call(op *operation) outcome {
 	return c
 }
 
-// sample is the server's resident memory, goroutines and processes
-// below it (the browser's) at one moment.
+// sample is the server's resident memory, Go heap in use, goroutines
+// and processes below it (the browser's) at one moment.
 type sample struct {
-	rssKB, goroutines, procs int
+	rssKB, anonKB, fileKB, heapKB, goroutines, procs int
 }
 
 // memoryBack reports whether s's RSS is within 10 % of base's.
-func (s sample) memoryBack(base sample) bool { return float64(s.rssKB) <= 1.1*float64(base.rssKB) }
+func (s sample) memoryBack(base sample) bool { return s.rssKB <= base.rssKB*11/10 }
 
 func (s *server) sample() (sample, error) {
 	var out sample
 	var err error
-	if out.rssKB, err = vmRSS(s.pid); err != nil {
+	if out.rssKB, out.anonKB, out.fileKB, err = vmRSS(s.pid); err != nil {
 		return out, err
 	}
-	if out.goroutines, err = s.goroutines(); err != nil {
+	m, err := s.readMetrics("go_goroutines", "go_memstats_heap_inuse_bytes")
+	if err != nil {
 		return out, err
 	}
+	out.goroutines, out.heapKB = int(m["go_goroutines"]), int(m["go_memstats_heap_inuse_bytes"]/1024)
 	out.procs = len(procs.Descendants(s.pid))
 	return out, nil
 }
 
-// vmRSS reads VmRSS, in kB, from /proc/<pid>/status.
-func vmRSS(pid int) (int, error) {
+// vmRSS reads VmRSS, RssAnon and RssFile, in kB, from
+// /proc/<pid>/status.
+func vmRSS(pid int) (rss, anon, file int, err error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, err
+		return 0, 0, 0, err
 	}
+	fields := map[string]*int{"VmRSS:": &rss, "RssAnon:": &anon, "RssFile:": &file}
 	for line := range strings.SplitSeq(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			return strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+		name, rest, _ := strings.Cut(line, "\t")
+		if v, ok := fields[name]; ok {
+			if *v, err = strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB")); err != nil {
+				return 0, 0, 0, err
+			}
 		}
 	}
-	return 0, errors.New("loadbench: no VmRSS in /proc/" + strconv.Itoa(pid) + "/status")
+	if rss == 0 {
+		return 0, 0, 0, errors.New("loadbench: no VmRSS in /proc/" + strconv.Itoa(pid) + "/status")
+	}
+	return rss, anon, file, nil
 }
 
-// goroutines reads go_goroutines from the server's metrics.
-func (s *server) goroutines() (int, error) {
+// readMetrics reads the named gauges from the server's metrics.
+func (s *server) readMetrics(names ...string) (map[string]float64, error) {
 	resp, err := s.http.Get(s.metrics)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer resp.Body.Close()
+	out := map[string]float64{}
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "go_goroutines "); ok {
-			return strconv.Atoi(rest)
+		name, value, _ := strings.Cut(sc.Text(), " ")
+		if slices.Contains(names, name) {
+			if out[name], err = strconv.ParseFloat(value, 64); err != nil {
+				return nil, err
+			}
 		}
 	}
-	return 0, errors.New("loadbench: no go_goroutines in " + s.metrics)
+	for _, name := range names {
+		if _, ok := out[name]; !ok {
+			return nil, errors.New("loadbench: no " + name + " in " + s.metrics)
+		}
+	}
+	return out, sc.Err()
 }
