@@ -235,7 +235,11 @@ func lockPort(ctx context.Context, port int, wait time.Duration) (unlock func(),
 //   - background networking, component updates, sync, extensions and
 //     first-run tasks off; --no-sandbox when running as root;
 //   - the omnibox pop-up WebUIs and the spare renderer off, so that a job
-//     costs one renderer process, not three.
+//     costs one renderer process, not three;
+//   - a page's JavaScript heap capped at 1 GiB (--js-flags=
+//     --max-old-space-size): a page that allocates without bound crashes
+//     its renderer there (the job fails with ErrCrashed) instead of
+//     growing to V8's own 4 GiB limit, per job.
 //
 // Both spellings of the WebRTC switch are passed: Chromium 156 reads
 // --webrtc-ip-handling-policy, older builds the --force- form.
@@ -272,6 +276,7 @@ func Flags(proxyURL, dir string) []string {
 		"--password-store=basic",
 		"--mute-audio",
 		"--hide-scrollbars",
+		"--js-flags=--max-old-space-size=1024",
 	}
 	if os.Geteuid() == 0 {
 		flags = append(flags, "--no-sandbox")

@@ -127,7 +127,7 @@ func TestLighthouseLeavesNothing(t *testing.T) {
 	// Every process under this test now: the worker's Node, Chromium and
 	// Chromium's own children (zygote, GPU, network service; the audits'
 	// renderers went with their contexts).
-	running := descendants(os.Getpid())
+	running := procs.Descendants(os.Getpid())
 	var node, chromium bool
 	for _, pid := range running {
 		cmd := procs.Cmdline(pid)
@@ -154,20 +154,6 @@ func TestLighthouseLeavesNothing(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-// descendants returns the PIDs of every process below pid.
-func descendants(pid int) []int {
-	children := map[int][]int{}
-	for _, p := range procs.List() {
-		children[p.PPID] = append(children[p.PPID], p.PID)
-	}
-	var out []int
-	for queue := children[pid]; len(queue) > 0; queue = queue[1:] {
-		out = append(out, queue[0])
-		queue = append(queue, children[queue[0]]...)
-	}
-	return out
 }
 
 func TestLighthouseHealth(t *testing.T) {

@@ -19,6 +19,27 @@ import (
 // and silent until the test ends. An empty reply stalls at once.
 func stallingServer(t *testing.T, reply string) string {
 	t.Helper()
+	addr := holdingServer(t, func(c net.Conn) {
+		if reply == "" {
+			return
+		}
+		r := bufio.NewReader(c)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil || line == "\r\n" {
+				break
+			}
+		}
+		io.WriteString(c, reply)
+	})
+	return "http://" + addr + "/"
+}
+
+// holdingServer accepts connections on loopback, runs greet on each, then
+// holds the connection open and silent until the test ends. It returns
+// the listening address.
+func holdingServer(t *testing.T, greet func(net.Conn)) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -38,21 +59,12 @@ func stallingServer(t *testing.T, reply string) string {
 			}
 			conns.Go(func() {
 				defer c.Close()
-				if reply != "" {
-					r := bufio.NewReader(c)
-					for {
-						line, err := r.ReadString('\n')
-						if err != nil || line == "\r\n" {
-							break
-						}
-					}
-					io.WriteString(c, reply)
-				}
+				greet(c)
 				<-done
 			})
 		}
 	}()
-	return "http://" + ln.Addr().String() + "/"
+	return ln.Addr().String()
 }
 
 // TestHeadOnlyOperationsDoNotWaitForTheBody: /up, /redirectcheck and

@@ -50,6 +50,8 @@ func classify(err error, timeout time.Duration) failure {
 		return failure{2, "the server closed the connection without answering", err}
 	case errors.As(err, &ne) && ne.Timeout():
 		return failure{1, "no answer in " + seconds(timeout), err}
+	case errors.Is(err, errTLSRecord): // says less than any TLS probe's failure
+		return failure{0, "it answered SSL 2.0 in TLS only", err}
 	}
 	return failure{0, err.Error(), err}
 }

@@ -25,6 +25,11 @@ var helloRetryRandom = []byte{
 // the protocol allows at that point.
 var errMalformed = errors.New("tls: malformed server reply")
 
+// errTLSRecord means the server answered an SSL 2.0 hello with a TLS
+// record: it does not speak SSL 2.0, and what it says in TLS is for the
+// TLS probes to judge.
+var errTLSRecord = errors.New("tls: the server answered an SSL 2.0 hello in TLS")
+
 // errHTTP means the server answered a hello with an HTTP response: the
 // port speaks plain HTTP.
 var errHTTP = errors.New("tls: the server answered with HTTP")
@@ -299,6 +304,9 @@ func readSSL2Reply(r io.Reader) (*reply, error) {
 		return nil, err
 	}
 	if hdr[0]&0x80 == 0 { // a TLS record or a three-byte SSL 2.0 header: not a SERVER-HELLO
+		if hdr[0] >= recordChangeCipherSpec && hdr[0] <= recordHandshake && hdr[1] == 3 {
+			return nil, errTLSRecord
+		}
 		return nil, errMalformed
 	}
 	msg := make([]byte, int(hdr[0]&0x7f)<<8|int(hdr[1]))

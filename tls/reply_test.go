@@ -190,6 +190,9 @@ func TestReadReplySeeds(t *testing.T) {
 	if err != nil || len(rep.ssl2Ciphers) != 1 || rep.ssl2Ciphers[0] != "SSL_CK_RC4_128_WITH_MD5" || len(rep.certs) != 1 {
 		t.Errorf("SSL 2.0 SERVER-HELLO: got %+v, %v", rep, err)
 	}
+	if _, err := readSSL2Reply(bytes.NewReader(seeds[0])); !errors.Is(err, errTLSRecord) {
+		t.Errorf("TLS ServerHello to an SSL 2.0 hello: got %v, want errTLSRecord", err)
+	}
 }
 
 // dhBits is the size of a reply's DH group, 0 without one.

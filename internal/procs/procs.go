@@ -56,6 +56,21 @@ func ChildrenOf(parent int) []int {
 	return out
 }
 
+// Descendants returns the PIDs of every process below pid, zombies
+// included.
+func Descendants(pid int) []int {
+	children := map[int][]int{}
+	for _, p := range List() {
+		children[p.PPID] = append(children[p.PPID], p.PID)
+	}
+	var out []int
+	for queue := children[pid]; len(queue) > 0; queue = queue[1:] {
+		out = append(out, queue[0])
+		queue = append(queue, children[queue[0]]...)
+	}
+	return out
+}
+
 // Cmdline returns pid's command line, its arguments joined by spaces;
 // "" when the process is gone.
 func Cmdline(pid int) string {

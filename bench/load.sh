@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# 60 s of mixed load on the example server (built by the script): /up
+# from 32 callers, /screenshot from 8, /tlsscan from 4, against local
+# targets that bench/loadbench serves on 127.0.0.1 (loopback is allowed
+# through SITEDIAG_ALLOW_NETWORKS, nothing else). Prints per-operation
+# p50/p99 and status counts, the server's RSS, goroutines and processes
+# before and after, and a verdict on the goals: no service-caused 5xx,
+# every 503 with Retry-After, memory back within 10 % of the baseline.
+#
+#   bench/load.sh [duration] [up] [screenshot] [tlsscan]     (default 60s 32 8 4)
+set -euo pipefail
+. "$(dirname "$0")/common.bash"
+[ -n "${SITEDIAG_CHROME_PATH:-}" ] || need chromium chromium
+chrome=${SITEDIAG_CHROME_PATH:-$(command -v chromium)}
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+server_pid=
+cleanup() {
+  if [ -n "$server_pid" ]; then
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+go build -o "$work/server" ./examples/server
+go build -o "$work/loadbench" ./bench/loadbench
+
+env SITEDIAG_API_KEYS=bench SITEDIAG_RATE_LIMIT=0 SITEDIAG_ALLOW_NETWORKS=127.0.0.1/32 \
+  SITEDIAG_METRICS_ADDR=127.0.0.1:0 SITEDIAG_CHROME_PATH="$chrome" \
+  "$work/server" -addr 127.0.0.1:0 -data-dir "$work/data" 2>"$work/server.log" >/dev/null &
+server_pid=$!
+addr= metrics=
+for _ in $(seq 100); do
+  addr=$(sed -n 's/.*msg=listening addr=\([^ ]*\).*/\1/p' "$work/server.log")
+  metrics=$(sed -n 's/.*msg=metrics addr=\([^ ]*\).*/\1/p' "$work/server.log")
+  [ -n "$addr" ] && [ -n "$metrics" ] && break
+  sleep 0.1
+done
+[ -n "$addr" ] && [ -n "$metrics" ] || { echo "bench: server did not start: $(cat "$work/server.log")" >&2; exit 1; }
+
+"$work/loadbench" -api "http://$addr" -key bench -pid "$server_pid" -metrics "$metrics" \
+  -duration "${1:-60s}" -up "${2:-32}" -screenshot "${3:-8}" -tlsscan "${4:-4}"
