@@ -100,6 +100,21 @@ func Output(t testing.TB, v any) {
 	}
 }
 
+// namePrefix skips t without root or iproute2, deletes what earlier
+// test processes left, and returns a fresh prefix for namespace names,
+// sdt-<pid>-<suffix>-, and its random suffix.
+func namePrefix(t testing.TB) (prefix, suffix string) {
+	t.Helper()
+	testenv.NeedRoot(t)
+	_, err := exec.LookPath("ip")
+	testenv.Need(t, err == nil, "needs the ip command (iproute2)")
+	sweepStale(t)
+	b := make([]byte, 3)
+	rand.Read(b)
+	suffix = hex.EncodeToString(b)
+	return fmt.Sprintf("sdt-%d-%s-", os.Getpid(), suffix), suffix
+}
+
 // Topology is a built network; its fields are namespace names.
 type Topology struct {
 	Client, Router1, Router2, Target string
@@ -108,14 +123,7 @@ type Topology struct {
 // New builds the topology and deletes it when t ends.
 func New(t testing.TB) *Topology {
 	t.Helper()
-	testenv.NeedRoot(t)
-	_, err := exec.LookPath("ip")
-	testenv.Need(t, err == nil, "needs the ip command (iproute2)")
-
-	sweepStale(t)
-	suffix := make([]byte, 3)
-	rand.Read(suffix)
-	prefix := fmt.Sprintf("sdt-%d-%s-", os.Getpid(), hex.EncodeToString(suffix))
+	prefix, _ := namePrefix(t)
 	tp := &Topology{Client: prefix + "c", Router1: prefix + "r1", Router2: prefix + "r2", Target: prefix + "t"}
 	for _, ns := range []string{tp.Client, tp.Router1, tp.Router2, tp.Target} {
 		run(t, "ip", "netns", "add", ns)

@@ -2,7 +2,6 @@ package netnstest
 
 import (
 	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"net"
@@ -17,7 +16,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sitediag/sitediag/internal/testenv"
 )
 
 // Peer is a network namespace joined to the test's own by a veth pair:
@@ -36,15 +34,9 @@ type Peer struct {
 // Needs root and iproute2, as New does.
 func NewPeer(t testing.TB) *Peer {
 	t.Helper()
-	testenv.NeedRoot(t)
-	_, err := exec.LookPath("ip")
-	testenv.Need(t, err == nil, "needs the ip command (iproute2)")
-
-	sweepStale(t)
-	suffix := make([]byte, 3)
-	rand.Read(suffix)
-	p := &Peer{NS: fmt.Sprintf("sdt-%d-%s-p", os.Getpid(), hex.EncodeToString(suffix))}
-	hostIf := "sdtp" + hex.EncodeToString(suffix)
+	prefix, suffix := namePrefix(t)
+	p := &Peer{NS: prefix + "p"}
+	hostIf := "sdtp" + suffix
 	p.Host, p.Addr = freeSubnet(t)
 	run(t, "ip", "netns", "add", p.NS)
 	t.Cleanup(func() {
