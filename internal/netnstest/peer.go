@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-
 )
 
 // Peer is a network namespace joined to the test's own by a veth pair:
