@@ -24,8 +24,9 @@
 // address. The browser-wide proxy refuses everything; each job's browser
 // context points at the job's own proxy, which also counts what it
 // refused. A proxy that demands credentials (an AuthProxy, for browsers
-// on other hosts) has them answered by the job's page, and by no other. The browser's own resolver is disabled, QUIC is off and WebRTC
-// may not send UDP around the proxy (see Flags). Request interception over
+// on other hosts) has them answered by the job's page, and by no other.
+// The browser's own resolver is disabled, QUIC is off and WebRTC may not
+// send UDP around the proxy (see Flags). Request interception over
 // the DevTools protocol is not used for safety.
 //
 // # Concurrency
