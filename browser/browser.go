@@ -26,8 +26,9 @@
 // refused. A proxy that demands credentials (an AuthProxy, for browsers
 // on other hosts) has them answered by the job's page, and by no other.
 // The browser's own resolver is disabled, QUIC is off and WebRTC may not
-// send UDP around the proxy (see Flags). Request interception over
-// the DevTools protocol is not used for safety.
+// send UDP around the proxy (see Flags). Safety never rests on the
+// DevTools protocol's request interception; a job behind an AuthProxy
+// uses it only to answer its own proxy's challenge.
 //
 // # Concurrency
 //
