@@ -85,9 +85,11 @@ func TestPutOpenSweep(t *testing.T) {
 	if err := s.Sweep(ctx, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.Open(ctx, name); err != nil {
+	f, _, err = s.Open(ctx, name)
+	if err != nil {
 		t.Fatalf("Open after a sweep within the TTL: %v", err)
 	}
+	f.Close()
 	now = now.Add(2 * time.Hour)
 	if _, _, err := s.Open(ctx, name); !errors.Is(err, httpapi.ErrArtifactNotFound) {
 		t.Errorf("Open past the TTL: got %v, want ErrArtifactNotFound", err)

@@ -282,6 +282,12 @@ func serviceRoutes(s *schemaSet) map[string]*docOperation {
 	}
 	artifact.Responses["200"] = &docResponse{Description: "The artifact.", Headers: requestIDHeader(),
 		Content: map[string]docMedia{"*/*": {Schema: &schema{}}}}
+	artifact.Responses["206"] = &docResponse{Description: "The ranges a Range header asked for.", Headers: requestIDHeader(),
+		Content: map[string]docMedia{"*/*": {Schema: &schema{}}}}
+	artifact.Responses["304"] = &docResponse{Description: "Not modified since If-Modified-Since.", Headers: requestIDHeader()}
+	artifact.Responses["412"] = &docResponse{Description: "Modified since If-Unmodified-Since.", Headers: requestIDHeader()}
+	artifact.Responses["416"] = &docResponse{Description: "No range of the Range header is in the artifact.", Headers: requestIDHeader(),
+		Content: map[string]docMedia{"text/plain": {Schema: &schema{Type: "string"}}}}
 	artifact.Responses["302"] = &docResponse{Description: "A pre-signed URL of the artifact in its bucket.",
 		Headers: map[string]*docHeader{"Location": {Description: "the pre-signed URL", Required: true, Schema: &schema{Type: "string", Format: "uri"}}}}
 	openapi := &docOperation{
