@@ -250,16 +250,17 @@ controls { };
 	addr := net.JoinHostPort("127.0.0.1", fmt.Sprint(port))
 	// named loads its zones one by one: wait until every one serves its
 	// SOA, or a query to a zone not loaded yet answers SERVFAIL.
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(40 * time.Second)
 	for _, z := range root.all() {
 		for {
 			m := new(mdns.Msg)
 			m.SetQuestion(mdns.Fqdn(z.name), mdns.TypeSOA)
-			if resp, err := mdns.Exchange(m, addr); err == nil && resp.Rcode == mdns.RcodeSuccess && len(resp.Answer) > 0 {
+			resp, err := mdns.Exchange(m, addr)
+			if err == nil && resp.Rcode == mdns.RcodeSuccess && len(resp.Answer) > 0 {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("named did not load zone %q:\n%s", z.name, log.String())
+				t.Fatalf("named did not serve zone %q's SOA at %s (last answer %v, error %v):\n%s", z.name, addr, resp, err, log.String())
 			}
 			time.Sleep(50 * time.Millisecond)
 		}

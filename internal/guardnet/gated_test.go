@@ -122,6 +122,19 @@ func (f *fixture) saw(hostPath string) (seen bool, creds string) {
 	return seen, creds
 }
 
+// await waits, while a job lives, until the fixture has served every
+// one of hostPaths (a page's frames and fetches may still be loading
+// when its load event fired late on a busy machine), at most 20 s.
+func (f *fixture) await(ctx context.Context, hostPaths ...string) {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	for _, hp := range hostPaths {
+		for seen, _ := f.saw(hp); !seen && ctx.Err() == nil; seen, _ = f.saw(hp) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
 func (f *fixture) url(host, path string) string { return "http://" + host + ":" + f.port + path }
 
 // launch starts Chromium as an operator starts a remote browser, with
@@ -299,6 +312,7 @@ func TestGatedJobs(t *testing.T) {
 				if v.Status != http.StatusOK {
 					t.Errorf("%s: status %d, want 200", host, v.Status)
 				}
+				f.await(ctx, host+"/img/"+host+".png", host+"/data/"+host, "site.test/frame", "site.test/secure")
 				if st := j.Stats(); st.Refused < 1 || st.Blocked < 1 {
 					t.Errorf("%s: stats %+v, want the evil.test image refused and the ad blocked", host, st)
 				}
@@ -402,6 +416,7 @@ func TestRemoteHost(t *testing.T) {
 		if v.Status != http.StatusOK {
 			t.Errorf("status %d, want 200", v.Status)
 		}
+		f.await(ctx, "one.test/img/one.test.png", "site.test/frame", "site.test/secure", "one.test/data/one.test")
 		if st := j.Stats(); st.Refused < 1 {
 			t.Errorf("stats %+v: want the evil.test image refused", st)
 		}
