@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
@@ -94,8 +95,9 @@ type Handler struct {
 	metrics      *metrics
 	// served are the routes' paths, for the metrics' operation label.
 	served map[string]bool
-	// description is what /openapi.json serves, its servers aside.
-	description *document
+	// description is what /openapi.json serves, its servers aside,
+	// built on the first request for it.
+	description func() *document
 	log         *slog.Logger
 	now         func() time.Time
 	baseURL     string
@@ -129,7 +131,7 @@ func New(client *sitediag.Client, opts Options) *Handler {
 		h.limiter = h.localLimiter
 	}
 	h.router = h.routes()
-	h.description = h.describe()
+	h.description = sync.OnceValue(h.describe)
 	return h
 }
 

@@ -178,11 +178,7 @@ const apiKeyScheme = "apiKey"
 
 // describe builds the description of the routes h serves.
 func (h *Handler) describe() *document {
-	reqs := newSchemaSet(customSchemas)
-	reqs.request = true
-	resps := newSchemaSet(customSchemas)
-	resps.components = reqs.components // one namespace
-	resps.names = reqs.names
+	schemas := newSchemaSet(customSchemas)
 
 	doc := &document{
 		OpenAPI: OpenAPIVersion,
@@ -201,13 +197,13 @@ func (h *Handler) describe() *document {
 		},
 		Paths: map[string]docPath{},
 		Components: docComponents{
-			Schemas:         reqs.components,
+			Schemas:         schemas.components,
 			SecuritySchemes: map[string]docSecurityScheme{apiKeyScheme: {Type: "apiKey", In: "header", Name: "x-api-key"}},
 		},
 	}
 	for _, ep := range h.endpoints() {
 		for i, path := range ep.paths {
-			op := ep.describe(reqs, resps)
+			op := ep.describe(schemas)
 			op.OperationID = operationID(path)
 			if i > 0 {
 				op.Summary += " (another spelling of " + ep.paths[0] + ")"
@@ -215,7 +211,7 @@ func (h *Handler) describe() *document {
 			doc.Paths[path] = docPath{"post": op}
 		}
 	}
-	for path, op := range serviceRoutes(resps) {
+	for path, op := range serviceRoutes(schemas) {
 		p := docPath{"get": op}
 		head := *op
 		head.OperationID += "Head"
@@ -231,17 +227,17 @@ func (h *Handler) describe() *document {
 }
 
 // describe is the description of one operation.
-func (ep endpoint) describe(reqs, resps *schemaSet) *docOperation {
-	body := reqs.of(ep.request)
+func (ep endpoint) describe(s *schemaSet) *docOperation {
+	body := s.requestBody(ep.request)
 	body.Required = []string{"url"}
-	meta := resps.of(ep.doc.meta)
+	meta := s.of(ep.doc.meta)
 	var data *schema
 	if len(ep.doc.data) == 1 {
-		data = resps.of(ep.doc.data[0])
+		data = s.of(ep.doc.data[0])
 	} else {
 		data = &schema{}
 		for _, t := range ep.doc.data {
-			data.AnyOf = append(data.AnyOf, resps.of(t))
+			data.AnyOf = append(data.AnyOf, s.of(t))
 		}
 	}
 	envelope := &schema{
@@ -257,9 +253,9 @@ func (ep endpoint) describe(reqs, resps *schemaSet) *docOperation {
 		},
 	}
 	for _, name := range slices.Sorted(maps.Keys(ep.doc.extra)) {
-		envelope.Properties[name] = resps.of(ep.doc.extra[name])
+		envelope.Properties[name] = s.of(ep.doc.extra[name])
 	}
-	responses := errorResponses(append(slices.Clone(commonCodes), ep.doc.codes...))
+	responses := errorResponses(slices.Concat(commonCodes, ep.doc.codes))
 	responses["200"] = jsonResponse("The diagnosis.", envelope)
 	return &docOperation{
 		Summary:   ep.doc.summary,
@@ -383,7 +379,7 @@ func operationID(path string) string {
 
 // openAPI serves the description, with the server the request reached.
 func (h *Handler) openAPI(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	doc := *h.description
+	doc := *h.description()
 	doc.Servers = []docServer{{URL: requestInfoOf(r.Context()).base}}
 	body, err := json.Marshal(doc)
 	if err != nil {

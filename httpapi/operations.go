@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"reflect"
+	"slices"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -32,15 +33,6 @@ var (
 	pageCodes = []sitediag.Code{sitediag.CodeProxyCountryUnsupported, sitediag.CodeBrowserUnavailable, sitediag.CodeBusy}
 )
 
-// codes joins code lists.
-func codes(lists ...[]sitediag.Code) []sitediag.Code {
-	var out []sitediag.Code
-	for _, l := range lists {
-		out = append(out, l...)
-	}
-	return out
-}
-
 // artifactURL is the type of data that is an artifact's URL.
 var artifactURL = typeOf[string]()
 
@@ -51,17 +43,17 @@ func (h *Handler) endpoints() []endpoint {
 			summary: "A page's metadata: title, description, images, icons, feeds, Open Graph, Twitter and JSON-LD.",
 			meta:    typeOf[metaScrapeMeta](),
 			data:    []reflect.Type{typeOf[sitediag.Metadata](), typeOf[string]()},
-			codes:   codes(pageCodes, []sitediag.Code{sitediag.CodeNoMetadata, sitediag.CodeCrawlFailed}),
+			codes:   slices.Concat(pageCodes, []sitediag.Code{sitediag.CodeNoMetadata, sitediag.CodeCrawlFailed}),
 		}},
 		{[]string{"/url2pdf"}, operation(h, h.url2PDF), operationDoc{
 			summary: "A page printed to PDF; data is the PDF's URL.",
 			meta:    typeOf[url2PDFMeta](), data: []reflect.Type{artifactURL},
-			codes: codes(pageCodes, []sitediag.Code{sitediag.CodePDFConversionFailed}),
+			codes: slices.Concat(pageCodes, []sitediag.Code{sitediag.CodePDFConversionFailed}),
 		}},
 		{[]string{"/brand"}, operation(h, h.brand), operationDoc{
 			summary: "A domain's brand: name, logos, colours, fonts, links and company facts.",
 			meta:    typeOf[brandMeta](), data: []reflect.Type{fieldOf[sitediag.BrandResult]("Record")},
-			codes: codes(pageCodes, []sitediag.Code{sitediag.CodeBrandFailed}),
+			codes: slices.Concat(pageCodes, []sitediag.Code{sitediag.CodeBrandFailed}),
 		}},
 		{[]string{"/lighthouse"}, operation(h, h.lighthouse), operationDoc{
 			summary: "A Lighthouse audit; data is the HTML report's URL, meta the scores and the JSON report's URL.",
@@ -73,7 +65,7 @@ func (h *Handler) endpoints() []endpoint {
 			summary: "Every link of a page, checked.",
 			meta:    typeOf[brokenLinkMeta](), data: []reflect.Type{fieldOf[sitediag.BrokenLinkResult]("Links")},
 			extra: map[string]reflect.Type{"summary": fieldOf[sitediag.BrokenLinkResult]("Summary")},
-			codes: codes(httpCodes, []sitediag.Code{sitediag.CodeBrokenLinkCheckFailed}),
+			codes: slices.Concat(httpCodes, []sitediag.Code{sitediag.CodeBrokenLinkCheckFailed}),
 		}},
 		{[]string{"/tlsscan"}, operation(h, h.tlsScan), operationDoc{
 			summary: "A TLS server's protocols, cipher suites, groups, certificates and known weaknesses.",
@@ -83,12 +75,12 @@ func (h *Handler) endpoints() []endpoint {
 		{[]string{"/up"}, operation(h, h.up), operationDoc{
 			summary: "Whether a site answers, and with what status.",
 			meta:    typeOf[followMeta](), data: []reflect.Type{typeOf[sitediag.UpResult]()},
-			codes: codes(httpCodes, []sitediag.Code{sitediag.CodeSiteStatusFailed, sitediag.CodeRedirectCheckFailed}),
+			codes: slices.Concat(httpCodes, []sitediag.Code{sitediag.CodeSiteStatusFailed, sitediag.CodeRedirectCheckFailed}),
 		}},
 		{[]string{"/redirectcheck"}, operation(h, h.redirectCheck), operationDoc{
 			summary: "A URL's redirect chain, hop by hop.",
 			meta:    typeOf[redirectCheckMeta](), data: []reflect.Type{fieldOf[sitediag.RedirectCheckResult]("Hops")},
-			codes: codes(httpCodes, []sitediag.Code{sitediag.CodeRedirectCheckFailed}),
+			codes: slices.Concat(httpCodes, []sitediag.Code{sitediag.CodeRedirectCheckFailed}),
 		}},
 		{[]string{"/dnssec"}, operation(h, h.dnssec), operationDoc{
 			summary: "Whether a domain's DNSSEC chain validates, delegation by delegation.",
@@ -103,22 +95,22 @@ func (h *Handler) endpoints() []endpoint {
 		{[]string{"/ttfb"}, operation(h, h.ttfb), operationDoc{
 			summary: "Time to first byte, in milliseconds.",
 			meta:    typeOf[followMeta](), data: []reflect.Type{fieldOf[sitediag.TTFBResult]("TTFB")},
-			codes: codes(httpCodes, []sitediag.Code{sitediag.CodeTTFBFailed}),
+			codes: slices.Concat(httpCodes, []sitediag.Code{sitediag.CodeTTFBFailed}),
 		}},
 		{[]string{"/loadtime"}, operation(h, h.loadTime), operationDoc{
 			summary: "A page load's phases, in milliseconds.",
 			meta:    typeOf[followMeta](), data: []reflect.Type{typeOf[sitediag.LoadTimeResult]()},
-			codes: codes(httpCodes, []sitediag.Code{sitediag.CodeLoadTimeFailed}),
+			codes: slices.Concat(httpCodes, []sitediag.Code{sitediag.CodeLoadTimeFailed}),
 		}},
 		{[]string{"/httpheader"}, operation(h, h.httpHeader), operationDoc{
 			summary: "A response's header lines, in order.",
 			meta:    typeOf[followMeta](), data: []reflect.Type{fieldOf[sitediag.HTTPHeaderResult]("Headers")},
-			codes: codes(httpCodes, []sitediag.Code{sitediag.CodeHTTPHeaderFailed}),
+			codes: slices.Concat(httpCodes, []sitediag.Code{sitediag.CodeHTTPHeaderFailed}),
 		}},
 		{[]string{"/httpprotocol"}, operation(h, h.httpProtocol), operationDoc{
 			summary: "Which HTTP versions a site speaks.",
 			meta:    typeOf[followMeta](), data: []reflect.Type{typeOf[sitediag.ProtocolSupport]()},
-			codes: codes(httpCodes, []sitediag.Code{sitediag.CodeHTTPProtocolFailed}),
+			codes: slices.Concat(httpCodes, []sitediag.Code{sitediag.CodeHTTPProtocolFailed}),
 		}},
 		{[]string{"/openport"}, operation(h, h.openPort), operationDoc{
 			summary: "A host's open TCP ports, and optionally their services.",
@@ -140,7 +132,7 @@ func (h *Handler) endpoints() []endpoint {
 			summary: "A page's screenshot; data is the image's URL.",
 			meta:    typeOf[screenshotMeta](), data: []reflect.Type{artifactURL},
 			extra: map[string]reflect.Type{"inline": typeOf[screenshotInline]()},
-			codes: codes(pageCodes, []sitediag.Code{sitediag.CodeScreenshotFailed}),
+			codes: slices.Concat(pageCodes, []sitediag.Code{sitediag.CodeScreenshotFailed}),
 		}},
 		{[]string{"/web-scraping", "/webscraping"}, operation(h, h.webScrape), operationDoc{
 			summary: "A page's content in up to three formats (HTML, Markdown, text, JSON and their -llm forms).",
@@ -149,12 +141,12 @@ func (h *Handler) endpoints() []endpoint {
 			// content (a string, or json's object or array); with
 			// fileOutput, the file's URL.
 			data:  []reflect.Type{fieldOf[sitediag.WebScrapeResult]("Content"), typeOf[string](), typeOf[[]any]()},
-			codes: codes(pageCodes, []sitediag.Code{sitediag.CodeCrawlFailed}),
+			codes: slices.Concat(pageCodes, []sitediag.Code{sitediag.CodeCrawlFailed}),
 		}},
 		{[]string{"/mixedcontent"}, operation(h, h.mixedContent), operationDoc{
 			summary: "The insecure (http:) resources a secure page loads or links.",
 			meta:    typeOf[mixedContentMeta](), data: []reflect.Type{typeOf[sitediag.MixedContentResult]()},
-			codes: codes(pageCodes, []sitediag.Code{sitediag.CodeMixedContentCheckFailed}),
+			codes: slices.Concat(pageCodes, []sitediag.Code{sitediag.CodeMixedContentCheckFailed}),
 		}},
 	}
 }

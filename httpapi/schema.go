@@ -47,16 +47,31 @@ type schemaFor map[reflect.Type]func(*schemaSet) *schema
 // (#/components/schemas/<Name>), referred to by $ref; the handler's own
 // unexported types are inlined.
 type schemaSet struct {
-	// request is true while building request bodies: nothing is
-	// required there, since every member has a default.
+	// request is true while requestBody builds a request body: nothing
+	// is required there, since every member has a default, and null
+	// means absent.
 	request    bool
 	custom     schemaFor
 	components map[string]*schema
-	names      map[reflect.Type]string
+	names      map[componentKey]string
+}
+
+// componentKey is a component's type and whether it was built for a
+// request body: the two forms differ, so each has a component of its own.
+type componentKey struct {
+	t       reflect.Type
+	request bool
 }
 
 func newSchemaSet(custom schemaFor) *schemaSet {
-	return &schemaSet{custom: custom, components: map[string]*schema{}, names: map[reflect.Type]string{}}
+	return &schemaSet{custom: custom, components: map[string]*schema{}, names: map[componentKey]string{}}
+}
+
+// requestBody is the schema of a request body decoded into t.
+func (s *schemaSet) requestBody(t reflect.Type) *schema {
+	s.request = true
+	defer func() { s.request = false }()
+	return s.of(t)
 }
 
 var (
@@ -137,10 +152,11 @@ func (s *schemaSet) structOf(t reflect.Type) *schema {
 	if t.Name() == "" || t.PkgPath() == reflect.TypeFor[Handler]().PkgPath() {
 		return s.object(t)
 	}
-	name, ok := s.names[t]
+	key := componentKey{t, s.request}
+	name, ok := s.names[key]
 	if !ok {
 		name = s.componentName(t)
-		s.names[t] = name
+		s.names[key] = name
 		s.components[name] = nil // taken, for recursive types
 		s.components[name] = s.object(t)
 	}
@@ -149,17 +165,18 @@ func (s *schemaSet) structOf(t reflect.Type) *schema {
 
 // componentName is t's name, prefixed for a type of a package other
 // than sitediag by that package's name (TlsCertificate, BrandRecord),
-// unless the name starts with it already (DNSSECResult).
+// unless the name starts with it already (DNSSECResult), and suffixed
+// with Input for a request body's form (ContentSchemaInput).
 func (s *schemaSet) componentName(t reflect.Type) string {
 	name := t.Name()
-	if t.PkgPath() == reflect.TypeFor[sitediag.Code]().PkgPath() {
-		return name
+	if pkg := t.PkgPath()[strings.LastIndex(t.PkgPath(), "/")+1:]; t.PkgPath() != reflect.TypeFor[sitediag.Code]().PkgPath() &&
+		!strings.HasPrefix(strings.ToLower(name), pkg) {
+		name = strings.ToUpper(pkg[:1]) + pkg[1:] + name
 	}
-	pkg := t.PkgPath()[strings.LastIndex(t.PkgPath(), "/")+1:]
-	if strings.HasPrefix(strings.ToLower(name), pkg) {
-		return name
+	if s.request {
+		name += "Input"
 	}
-	return strings.ToUpper(pkg[:1]) + pkg[1:] + name
+	return name
 }
 
 // object is the schema of a struct's JSON object: its exported fields
