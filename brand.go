@@ -19,29 +19,31 @@ type BrandRecord = brand.Record
 // standard record, from the cache when it has a fresh one.
 type BrandOptions struct {
 	// Refresh extracts anew, bypassing the cache, and rewrites it.
-	Refresh bool `json:"refresh"`
-	// Mode is standard or enriched (adds company facts). Empty means
-	// standard.
-	Mode string `json:"mode" openapi:"enum=standard|enriched,default=standard"`
+	Refresh Toggle `json:"refresh" api:"default=false"`
+	// Mode is standard, or enriched (adds company facts).
+	Mode string `json:"mode" api:"enum=standard|enriched,default=standard"`
 	// Timeout bounds the extraction's work on the page, as
 	// PageOptions.Timeout.
-	Timeout float64 `json:"timeout" openapi:"minimum=1,zero,description=seconds; 0 or absent: the job's deadline"`
+	Timeout Seconds `json:"timeout" api:"min=1"`
 }
 
 // BrandResult is a site's brand record and where it came from.
 type BrandResult struct {
-	Record *BrandRecord
+	// Record is the brand record, the API's data.
+	Record *BrandRecord `json:"record"`
 	// Domain is the cache key's domain (the host without www.).
-	Domain string
-	Mode   string
-	// Cached says the record came from the cache; LastUpdated is when it
-	// was extracted.
-	Cached           bool
-	LastUpdated      time.Time
-	RefreshRequested bool
+	Domain string `json:"domain"`
+	// Mode is the record's mode.
+	Mode string `json:"mode"`
+	// Cached says the record came from the cache.
+	Cached bool `json:"cached"`
+	// LastUpdated is when the record was extracted.
+	LastUpdated time.Time `json:"lastUpdated"`
+	// RefreshRequested echoes the refresh option.
+	RefreshRequested bool `json:"refreshRequested"`
 	// BlockedRequests counts what the page tried to load that the SSRF
 	// policy refused (0 for a cached record).
-	BlockedRequests int
+	BlockedRequests int `json:"blockedRequests"`
 }
 
 // DataAge is the record's age at now, for people: "45s", "12m",
@@ -70,19 +72,19 @@ func (r *BrandResult) DataAge(now time.Time) string {
 // CodeTargetNotAllowed, CodeUnableToConnect, CodeBrowserUnavailable,
 // CodeBusy, CodeBrandFailed.
 func (c *Client) Brand(ctx context.Context, rawURL string, opts BrandOptions) (_ *BrandResult, err error) {
-	ctx, end := c.startOp(ctx, "Brand", rawURL, spanOptions{}.str("mode", opts.Mode).flag("refresh", opts.Refresh).num("timeout", opts.Timeout))
+	ctx, end := c.startOp(ctx, "Brand", rawURL, opts)
 	defer end(&err)
-	mode, err := oneOf("mode", opts.Mode, "standard", "standard", "enriched")
-	if err != nil {
+	if err := resolve(&opts); err != nil {
 		return nil, err
 	}
-	p, err := c.newPage(rawURL, PageOptions{Timeout: opts.Timeout}, pageDefaults{})
+	mode := opts.Mode
+	p, err := c.newPage(rawURL, &PageOptions{Timeout: opts.Timeout}, 0)
 	if err != nil {
 		return nil, err
 	}
 	domain := strings.TrimPrefix(strings.ToLower(p.target.URL.Hostname()), "www.")
 	key := domain + "|" + mode
-	if !opts.Refresh {
+	if !opts.Refresh.Bool() {
 		if e, err := c.brandCache.Get(ctx, key); err == nil && e != nil {
 			return &BrandResult{Record: e.Record, Domain: domain, Mode: mode, Cached: true, LastUpdated: e.FetchedAt}, nil
 		}
@@ -105,7 +107,7 @@ func (c *Client) Brand(ctx context.Context, rawURL string, opts BrandOptions) (_
 		return nil, err
 	}
 	res := *v.(*BrandResult)
-	res.Domain, res.RefreshRequested = domain, opts.Refresh
+	res.Domain, res.RefreshRequested = domain, opts.Refresh.Bool()
 	return &res, nil
 }
 

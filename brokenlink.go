@@ -21,7 +21,7 @@ const (
 type BrokenLinkOptions struct {
 	// RequestOptions: unfollowed, the page's and each link's first
 	// response is reported, redirects (3xx) included.
-	RequestOptions
+	RequestOptions `api:"followRedirect=true"`
 }
 
 // LinkResult is one link: its absolute URL, its HTTP status (0 when no
@@ -64,13 +64,13 @@ type BrokenLinkResult struct {
 // CodeBrokenLinkCheckFailed (such as when not every link could be checked
 // within the operation's time).
 func (c *Client) BrokenLink(ctx context.Context, rawURL string, opts BrokenLinkOptions) (_ *BrokenLinkResult, err error) {
-	ctx, end := c.startOp(ctx, "BrokenLink", rawURL, requestOptions(opts.RequestOptions))
+	ctx, end := c.startOp(ctx, "BrokenLink", rawURL, opts)
 	defer end(&err)
-	op := httpOp{failed: CodeBrokenLinkCheckFailed, follow: true}
-	return runHTTP(ctx, c, rawURL, opts.RequestOptions, op, func(ctx context.Context, r *httpRequest) (*BrokenLinkResult, error) {
+	op := httpOp{failed: CodeBrokenLinkCheckFailed}
+	return runHTTP(ctx, c, rawURL, &opts, &opts.RequestOptions, op, func(ctx context.Context, r *httpRequest) (*BrokenLinkResult, error) {
 		client := c.client(r)
 		defer client.CloseIdleConnections()
-		report, err := linkcheck.CheckPage(ctx, client, r.target.URL, linkcheck.Options{Follow: r.info.FollowRedirect})
+		report, err := linkcheck.CheckPage(ctx, client, r.target.URL, linkcheck.Options{Follow: r.info.Settings.FollowRedirect.Bool()})
 		switch {
 		case errors.Is(err, linkcheck.ErrUnfinished):
 			return nil, NewError(CodeBrokenLinkCheckFailed, err, "not every link could be checked in time")

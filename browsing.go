@@ -3,9 +3,6 @@ package sitediag
 import (
 	"context"
 	"errors"
-	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/sitediag/sitediag/browser"
@@ -15,48 +12,33 @@ import (
 )
 
 // PageOptions are the options every browser operation shares; each
-// operation's options embed them. Their JSON names are the API's. The zero value is a desktop page loaded
-// directly with the operation's documented defaults.
+// operation's options embed them, with the operation's own defaults for
+// the toggles in the embedding field's api tag. The zero value is a
+// desktop page loaded directly with the operation's documented defaults.
 type PageOptions struct {
-	// Device is "desktop" (1366×768) or "mobile" (390×844 at 3×, touch,
-	// mobile user agent). Empty means desktop.
-	Device string `json:"device" openapi:"enum=desktop|mobile,default=desktop"`
+	// Device is desktop (1366×768) or mobile (390×844 at 3×, touch,
+	// mobile user agent).
+	Device string `json:"device" api:"enum=desktop|mobile,default=desktop"`
 	// ProxyCountry loads the page through the proxy configured for that
 	// country. Empty means direct.
 	ProxyCountry string `json:"proxyCountry"`
 	// BlockAds refuses requests to ad and tracker hosts
 	// (browser.IsAdHost), counted apart from the SSRF policy's refusals.
 	BlockAds Toggle `json:"blockAds"`
-	// HideCookieBanners hides the common consent platforms' banners and
+	// HideCookie hides the common consent platforms' banners and
 	// restores scrolling.
-	HideCookieBanners Toggle `json:"hideCookie"`
+	HideCookie Toggle `json:"hideCookie"`
 	// SkipCaptcha waits, for a bounded time, for a bot challenge page to
 	// clear by itself. It never solves one.
 	SkipCaptcha Toggle `json:"skipCaptcha"`
-	// Timeout, in seconds (at least MinPageTimeout), shortens the job's
-	// deadline, which runs from the moment the job has a browser slot:
-	// the page gets half of it (at most 30 s) to load, the rest is left
-	// for the operation. A longer timeout is capped by the job's
-	// deadline (Config.BrowserJobTimeout; Config.LighthouseJobTimeout
-	// for Lighthouse). Without a browser (RenderJS off) it bounds the
-	// page's GET. Zero means the job's deadline.
-	Timeout float64 `json:"timeout" openapi:"minimum=1,zero,description=seconds; 0 or absent: the job's deadline"`
-}
-
-// MinPageTimeout is the shortest PageOptions.Timeout.
-const MinPageTimeout = time.Second
-
-// PageSettings are PageOptions resolved, defaults filled in: what a
-// browser operation ran with, which its result carries and the API
-// echoes in meta.
-type PageSettings struct {
-	Device       string `json:"device"`
-	ProxyCountry string `json:"proxyCountry"`
-	BlockAds     bool   `json:"blockAds"`
-	HideCookie   bool   `json:"hideCookie"`
-	SkipCaptcha  bool   `json:"skipCaptcha"`
-	// Timeout is the timeout in seconds, capped by the job's deadline.
-	Timeout float64 `json:"timeout"`
+	// Timeout shortens the job's deadline, which runs from the moment
+	// the job has a browser slot: the page gets half of it (at most
+	// 30 s) to load, the rest is left for the operation. A longer
+	// timeout is capped by the job's deadline (Config.BrowserJobTimeout;
+	// Config.LighthouseJobTimeout for Lighthouse). Without a browser
+	// (renderJS off) it bounds the page's GET. Zero means the job's
+	// deadline.
+	Timeout Seconds `json:"timeout" api:"min=1"`
 }
 
 // PageVisit is what every browser operation's result says of the page
@@ -84,69 +66,37 @@ func (pv *PageVisit) loaded(v *browser.Visit) {
 	pv.RedirectedURL, pv.LoadTimedOut, pv.ScriptsStopped = v.URL, !v.Loaded, v.ScriptsStopped
 }
 
-// pageDefaults are an operation's defaults for the PageOptions toggles,
-// and the job deadline that caps its timeout (zero: the browser's).
-type pageDefaults struct {
-	blockAds, hideCookie, skipCaptcha bool
-	deadline                          time.Duration
-}
-
 // page is a browser operation's job, checked and resolved.
 type page struct {
-	target   *target.Target
-	job      browser.JobOptions
-	load     browser.LoadOptions
-	settings PageSettings
+	target *target.Target
+	job    browser.JobOptions
+	load   browser.LoadOptions
 }
 
-// newPage checks rawURL and opts and resolves them with def.
-func (c *Client) newPage(rawURL string, opts PageOptions, def pageDefaults) (*page, error) {
+// newPage checks rawURL and opts, which resolve has resolved, and sets
+// opts.Timeout to the job's: capped by deadline, the browser's job
+// deadline when zero.
+func (c *Client) newPage(rawURL string, opts *PageOptions, deadline time.Duration) (*page, error) {
 	t, err := parseURL(rawURL)
 	if err != nil {
 		return nil, err
-	}
-	d := browser.Device(strings.ToLower(opts.Device))
-	if !d.Valid() {
-		return nil, InvalidParameter("device", "must be desktop or mobile")
 	}
 	upstream, err := c.proxyFor(opts.ProxyCountry)
 	if err != nil {
 		return nil, err
 	}
-	if def.deadline == 0 {
-		def.deadline = c.browser.JobTimeout(browser.JobOptions{})
+	if deadline == 0 {
+		deadline = c.browser.JobTimeout(browser.JobOptions{})
 	}
-	timeout, err := pageTimeout(opts.Timeout, def.deadline)
-	if err != nil {
-		return nil, err
+	if opts.Timeout == 0 || opts.Timeout.Duration() > deadline {
+		opts.Timeout = SecondsOf(deadline)
 	}
-	p := &page{
+	return &page{
 		target: t,
-		settings: PageSettings{
-			Device:       deviceName(d),
-			ProxyCountry: opts.ProxyCountry,
-			BlockAds:     opts.BlockAds.Or(def.blockAds),
-			HideCookie:   opts.HideCookieBanners.Or(def.hideCookie),
-			SkipCaptcha:  opts.SkipCaptcha.Or(def.skipCaptcha),
-			Timeout:      timeout.Seconds(),
-		},
-	}
-	p.job = browser.JobOptions{Device: d, Upstream: upstream, BlockAds: p.settings.BlockAds, Timeout: timeout}
-	p.load = browser.LoadOptions{HideCookieBanners: p.settings.HideCookie, WaitForChallenge: p.settings.SkipCaptcha}
-	return p, nil
-}
-
-// pageTimeout reads a timeout option in seconds: zero means deadline,
-// anything longer is capped by it, anything under MinPageTimeout (or not
-// a number) is INVALID_PARAMETERS.
-func pageTimeout(seconds float64, deadline time.Duration) (time.Duration, error) {
-	switch {
-	case seconds == 0 || seconds >= deadline.Seconds():
-		return deadline, nil
-	case !(seconds >= MinPageTimeout.Seconds()):
-		return 0, InvalidParameter("timeout", "must be at least 1 second")
-	}
-	return time.Duration(seconds * float64(time.Second)), nil
+		job: browser.JobOptions{Device: browser.Device(opts.Device), Upstream: upstream,
+			BlockAds: opts.BlockAds.Bool(), Timeout: opts.Timeout.Duration()},
+		load: browser.LoadOptions{HideCookie: opts.HideCookie.Bool(), SkipCaptcha: opts.SkipCaptcha.Bool()},
+	}, nil
 }
 
 // visit runs use on p's page in a browser job, once it has loaded, and
@@ -174,35 +124,6 @@ func (c *Client) load(ctx context.Context, j *browser.Job, p *page) (*browser.Vi
 		return nil, err
 	}
 	return j.Load(ctx, p.target.URL.String(), p.load)
-}
-
-// deviceName is the device's name for meta.
-func deviceName(d browser.Device) string {
-	if d == "" {
-		return string(browser.Desktop)
-	}
-	return string(d)
-}
-
-// oneOf reads an enumerated option: in any case, empty meaning def; a
-// value not in allowed is INVALID_PARAMETERS naming field.
-func oneOf(field, value, def string, allowed ...string) (string, error) {
-	v := strings.ToLower(value)
-	if v == "" {
-		return def, nil
-	}
-	if !slices.Contains(allowed, v) {
-		return "", InvalidParameter(field, "must be "+strings.Join(allowed[:len(allowed)-1], ", ")+" or "+allowed[len(allowed)-1])
-	}
-	return v, nil
-}
-
-// checkRange refuses v outside [lo, hi]; zero means unset and passes.
-func checkRange[T int | float64](field string, v, lo, hi T) error {
-	if v != 0 && (v < lo || v > hi) {
-		return InvalidParameter(field, fmt.Sprintf("must be between %v and %v", lo, hi))
-	}
-	return nil
 }
 
 // checkPage refuses a page before the browser navigates when its host

@@ -10,20 +10,22 @@ import (
 	"github.com/sitediag/sitediag/internal/target"
 )
 
-// DNSRecordsOptions are the options of DNSRecords.
+// DNSRecordsOptions are the options of DNSRecords and the API's body of
+// /dnsrecord.
 type DNSRecordsOptions struct {
-	// Types are the record types to fetch, in any case: A, AAAA, CNAME,
-	// MX, CAA, NS, SOA, SRV, TXT. Empty means all nine. An unknown or
-	// repeated type is CodeInvalidParameters.
-	Types []string
+	// Types are the record types to fetch, each once. Empty means all
+	// nine.
+	Types []string `json:"types" api:"enum=A|AAAA|CNAME|MX|CAA|NS|SOA|SRV|TXT"`
 }
 
 // DNSRecordsResult is the records found. It marshals to the API's data:
-// an object keyed by the queried types. Types, Rcode and Host feed meta.
+// an object keyed by the queried types.
 type DNSRecordsResult struct {
 	dns.Records
 	// Host is the target's host, with a port when not the default.
 	Host string `json:"-"`
+	// Settings are the options the lookup ran with, Types filled in.
+	Settings DNSRecordsOptions `json:"-"`
 }
 
 // DNSRecords looks up the records of the host of target (a URL, a bare
@@ -33,19 +35,21 @@ type DNSRecordsResult struct {
 // NXDOMAIN. Errors: CodeInvalidURL, CodeInvalidParameters (a bad type),
 // CodeDNSLookupFailed (no server answered).
 func (c *Client) DNSRecords(ctx context.Context, target string, opts DNSRecordsOptions) (_ *DNSRecordsResult, err error) {
-	ctx, end := c.startOp(ctx, "DNSRecords", target, spanOptions{}.strs("types", opts.Types))
+	ctx, end := c.startOp(ctx, "DNSRecords", target, opts)
 	defer end(&err)
+	if err := resolve(&opts); err != nil {
+		return nil, err
+	}
 	t, err := parseDomain(target)
 	if err != nil {
 		return nil, err
 	}
-	types, err := dns.ParseTypes(opts.Types)
-	if err != nil {
+	if opts.Types, err = dns.ParseTypes(opts.Types); err != nil {
 		return nil, typesError(err)
 	}
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	records, err := c.resolver.LookupRecords(ctx, queryName(t), types)
+	records, err := c.resolver.LookupRecords(ctx, queryName(t), opts.Types)
 	if err != nil {
 		if errors.Is(err, dns.ErrTimeout) {
 			return nil, NewError(CodeDNSLookupFailed, err, "no DNS server answered in time")
@@ -55,7 +59,7 @@ func (c *Client) DNSRecords(ctx context.Context, target string, opts DNSRecordsO
 		}
 		return nil, NewError(CodeDNSLookupFailed, err, "the DNS lookup could not be completed")
 	}
-	return &DNSRecordsResult{Records: *records, Host: t.Display()}, nil
+	return &DNSRecordsResult{Records: *records, Host: t.Display(), Settings: opts}, nil
 }
 
 // typesError turns a dns.ParseTypes error into INVALID_PARAMETERS.

@@ -7,8 +7,8 @@ import (
 	"github.com/sitediag/sitediag/dns"
 )
 
-// DNSSECOptions are the options of DNSSEC. There are none yet; the zero
-// value is the only value.
+// DNSSECOptions are the options of DNSSEC and the API's body of /dnssec
+// (besides url). There are none yet; the zero value is the only value.
 type DNSSECOptions struct{}
 
 // DNSSECResult is what the DNSSEC check found. Its JSON is the API's data:

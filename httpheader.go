@@ -9,7 +9,7 @@ import (
 // HTTPHeaderOptions are the options of HTTPHeader. The zero value reports
 // the first response, without following redirects.
 type HTTPHeaderOptions struct {
-	RequestOptions
+	RequestOptions `api:"followRedirect=false"`
 }
 
 // HTTPHeaderResult is a response's headers. Headers is the API's data;
@@ -29,12 +29,12 @@ type HTTPHeaderResult struct {
 // CodeTargetNotAllowed, CodeUnableToConnect (not resolved, refused, timed
 // out, or a redirect loop), CodeHTTPHeaderFailed.
 func (c *Client) HTTPHeader(ctx context.Context, rawURL string, opts HTTPHeaderOptions) (_ *HTTPHeaderResult, err error) {
-	ctx, end := c.startOp(ctx, "HTTPHeader", rawURL, requestOptions(opts.RequestOptions))
+	ctx, end := c.startOp(ctx, "HTTPHeader", rawURL, opts)
 	defer end(&err)
-	return runHTTP(ctx, c, rawURL, opts.RequestOptions, httpOp{failed: CodeHTTPHeaderFailed}, func(ctx context.Context, r *httpRequest) (*HTTPHeaderResult, error) {
+	return runHTTP(ctx, c, rawURL, &opts, &opts.RequestOptions, httpOp{failed: CodeHTTPHeaderFailed}, func(ctx context.Context, r *httpRequest) (*HTTPHeaderResult, error) {
 		newClient, closeClient := c.recordingClient(r.proxy)
 		defer closeClient()
-		hops, err := httpprobe.Headers(ctx, newClient, r.target.URL, r.info.FollowRedirect)
+		hops, err := httpprobe.Headers(ctx, newClient, r.target.URL, r.info.Settings.FollowRedirect.Bool())
 		if err != nil {
 			return nil, err
 		}

@@ -13,11 +13,11 @@ import (
 )
 
 // RequestOptions are the options every HTTP-level operation shares; each
-// operation's options embed them. Their JSON names are the API's.
+// operation's options embed them, with the operation's default for
+// followRedirect in the embedding field's api tag.
 type RequestOptions struct {
 	// FollowRedirect follows up to 10 redirects and reports on the final
-	// response. Unset means the operation's documented default: on for
-	// Up and BrokenLink, off for the others.
+	// response.
 	FollowRedirect Toggle `json:"followRedirect"`
 	// ProxyCountry routes the requests through the proxy configured for
 	// that country code. Empty means direct.
@@ -32,18 +32,15 @@ type RequestInfo struct {
 	// RedirectedURL is the URL of the response reported: the final one
 	// when redirects were followed, else URL.
 	RedirectedURL string `json:"-"`
-	// FollowRedirect says whether redirects were followed.
-	FollowRedirect bool `json:"-"`
-	// ProxyCountry echoes the option.
-	ProxyCountry string `json:"-"`
+	// Settings are the options the requests were made with, defaults
+	// filled in.
+	Settings RequestOptions `json:"-"`
 }
 
 // httpOp describes an HTTP-level operation to runHTTP.
 type httpOp struct {
 	// failed is the operation's own failure code.
 	failed Code
-	// follow is FollowRedirect's default.
-	follow bool
 	// redirectCode says the operation documents TOO_MANY_REDIRECTS; the
 	// others report a loop as their cannot-connect outcome.
 	redirectCode bool
@@ -57,24 +54,25 @@ type httpRequest struct {
 	info   RequestInfo
 }
 
-// runHTTP is the opening every HTTP-level operation shares: it checks
-// rawURL and opts, bounds ctx by the client's timeout, runs probe and
+// runHTTP is the opening every HTTP-level operation shares: it resolves
+// opts (whose embedded RequestOptions req points into), checks rawURL,
+// bounds ctx by the client's timeout, runs probe and
 // maps its error to the documented codes (an *Error passes as it is).
-func runHTTP[R any](ctx context.Context, c *Client, rawURL string, opts RequestOptions, op httpOp,
+func runHTTP[O, R any](ctx context.Context, c *Client, rawURL string, opts *O, req *RequestOptions, op httpOp,
 	probe func(ctx context.Context, r *httpRequest) (R, error)) (R, error) {
 	var zero R
+	if err := resolve(opts); err != nil {
+		return zero, err
+	}
 	t, err := parseURL(rawURL)
 	if err != nil {
 		return zero, err
 	}
-	proxy, err := c.proxyFor(opts.ProxyCountry)
+	proxy, err := c.proxyFor(req.ProxyCountry)
 	if err != nil {
 		return zero, err
 	}
-	follow := opts.FollowRedirect.Or(op.follow)
-	r := &httpRequest{target: t, proxy: proxy, info: RequestInfo{
-		URL: t.URL.String(), RedirectedURL: t.URL.String(), FollowRedirect: follow, ProxyCountry: opts.ProxyCountry,
-	}}
+	r := &httpRequest{target: t, proxy: proxy, info: RequestInfo{URL: t.URL.String(), RedirectedURL: t.URL.String(), Settings: *req}}
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 	res, err := probe(ctx, r)

@@ -12,7 +12,7 @@ import (
 type HTTPProtocolOptions struct {
 	// RequestOptions: through a proxy, which carries TCP only, HTTP/3 is
 	// judged from the Alt-Svc advertisement alone.
-	RequestOptions
+	RequestOptions `api:"followRedirect=false"`
 }
 
 // HTTPProtocolResult says which HTTP versions a site speaks. The embedded
@@ -32,12 +32,12 @@ type HTTPProtocolResult struct {
 // (not resolved, refused, timed out, or a redirect loop),
 // CodeHTTPProtocolFailed.
 func (c *Client) HTTPProtocol(ctx context.Context, rawURL string, opts HTTPProtocolOptions) (_ *HTTPProtocolResult, err error) {
-	ctx, end := c.startOp(ctx, "HTTPProtocol", rawURL, requestOptions(opts.RequestOptions))
+	ctx, end := c.startOp(ctx, "HTTPProtocol", rawURL, opts)
 	defer end(&err)
-	return runHTTP(ctx, c, rawURL, opts.RequestOptions, httpOp{failed: CodeHTTPProtocolFailed}, func(ctx context.Context, r *httpRequest) (*HTTPProtocolResult, error) {
+	return runHTTP(ctx, c, rawURL, &opts, &opts.RequestOptions, httpOp{failed: CodeHTTPProtocolFailed}, func(ctx context.Context, r *httpRequest) (*HTTPProtocolResult, error) {
 		client := c.client(r)
 		defer client.CloseIdleConnections()
-		last, err := httpprobe.Status(ctx, client, http.MethodGet, r.target.URL, r.info.FollowRedirect)
+		last, err := httpprobe.Status(ctx, client, http.MethodGet, r.target.URL, r.info.Settings.FollowRedirect.Bool())
 		if err != nil {
 			return nil, err
 		}

@@ -10,18 +10,19 @@ import (
 	"github.com/sitediag/sitediag/lighthouse"
 )
 
-// LighthouseOptions are the options of Lighthouse. The zero value audits
-// the desktop page, following redirects, every category.
+// LighthouseOptions are the options of Lighthouse and the API's body of
+// /lighthouse. The zero value audits the desktop page, following
+// redirects, every category.
 type LighthouseOptions struct {
 	// Device is desktop (Lighthouse's desktop preset) or mobile (its
-	// default mobile emulation). Empty means desktop.
-	Device string `json:"device" openapi:"enum=desktop|mobile,default=desktop"`
+	// default mobile emulation).
+	Device string `json:"device" api:"enum=desktop|mobile,default=desktop"`
 	// ProxyCountry routes the audit through the proxy configured for
 	// that country. Empty means direct.
 	ProxyCountry string `json:"proxyCountry"`
 	// FollowRedirect audits the page a redirect leads to; off, a page
-	// that redirects is CodeUnableToConnect. Unset means on.
-	FollowRedirect Toggle `json:"followRedirect"`
+	// that redirects is CodeUnableToConnect.
+	FollowRedirect Toggle `json:"followRedirect" api:"default=true"`
 	// Parameters are Lighthouse CLI flags from an allow list
 	// (lighthouse.ParseFlags): --only-categories, --only-audits,
 	// --skip-audits, --preset, --form-factor, --screenEmulation.*,
@@ -29,19 +30,9 @@ type LighthouseOptions struct {
 	// --emulated-user-agent, --blocked-url-patterns, --max-wait-for-load
 	// (up to the job's deadline).
 	Parameters []string `json:"parameters"`
-	// Timeout bounds the audit once it has the worker, as
-	// PageOptions.Timeout, capped by Config.LighthouseJobTimeout.
-	Timeout float64 `json:"timeout" openapi:"minimum=1,zero,description=seconds; 0 or absent: the job's deadline"`
-}
-
-// LighthouseSettings are LighthouseOptions resolved.
-type LighthouseSettings struct {
-	Device         string   `json:"device"`
-	ProxyCountry   string   `json:"proxyCountry"`
-	FollowRedirect bool     `json:"followRedirect"`
-	Parameters     []string `json:"parameters"`
-	// Timeout is the audit's deadline in seconds.
-	Timeout float64 `json:"timeout"`
+	// Timeout bounds the audit once it has the worker, capped by
+	// Config.LighthouseJobTimeout. Zero means that deadline.
+	Timeout Seconds `json:"timeout" api:"min=1"`
 }
 
 // LighthouseScores are the category scores, 0–100; a category that did
@@ -56,11 +47,15 @@ type LighthouseScores struct {
 // LighthouseResult is an audit: Lighthouse's reports, the scores, the
 // page visited and the settings used.
 type LighthouseResult struct {
-	HTMLReport, JSONReport []byte
-	Scores                 LighthouseScores
+	// HTMLReport and JSONReport are Lighthouse's reports.
+	HTMLReport []byte `json:"-"`
+	JSONReport []byte `json:"-"`
+	// Scores are the category scores.
+	Scores LighthouseScores `json:"scores"`
 	// PageVisit's RedirectedURL is the URL Lighthouse audited.
-	PageVisit
-	Settings LighthouseSettings
+	PageVisit `json:"-"`
+	// Settings are the options the audit ran with, defaults filled in.
+	Settings LighthouseOptions `json:"-"`
 }
 
 // loadErrors are the Lighthouse runtime errors that mean the page could
@@ -80,26 +75,26 @@ var loadErrors = []string{"FAILED_DOCUMENT_REQUEST", "ERRORED_DOCUMENT_REQUEST",
 // not followed), CodeLighthouseUnavailable (Node, the package or
 // Chromium missing), CodeBusy, CodeLighthouseUnexpected.
 func (c *Client) Lighthouse(ctx context.Context, rawURL string, opts LighthouseOptions) (_ *LighthouseResult, err error) {
-	ctx, end := c.startOp(ctx, "Lighthouse", rawURL, spanOptions{}.str("device", opts.Device).str("proxy_country", opts.ProxyCountry).
-		toggle("follow_redirect", opts.FollowRedirect).strs("parameters", opts.Parameters).num("timeout", opts.Timeout))
+	ctx, end := c.startOp(ctx, "Lighthouse", rawURL, opts)
 	defer end(&err)
-	p, err := c.newPage(rawURL, PageOptions{Device: opts.Device, ProxyCountry: opts.ProxyCountry, Timeout: opts.Timeout},
-		pageDefaults{deadline: c.lighthouse.JobTimeout()})
+	if err := resolve(&opts); err != nil {
+		return nil, err
+	}
+	page := PageOptions{Device: opts.Device, ProxyCountry: opts.ProxyCountry, Timeout: opts.Timeout}
+	p, err := c.newPage(rawURL, &page, c.lighthouse.JobTimeout())
 	if err != nil {
 		return nil, err
+	}
+	opts.Timeout = page.Timeout
+	if opts.Parameters == nil {
+		opts.Parameters = []string{}
 	}
 	flags, err := lighthouse.ParseFlags(opts.Parameters, p.job.Timeout)
 	var fe *lighthouse.FlagError
 	if errors.As(err, &fe) {
 		return nil, InvalidParameter("parameters", fe.Flag+": "+fe.Problem)
 	}
-	res := &LighthouseResult{PageVisit: PageVisit{URL: p.target.URL.String()}, Settings: LighthouseSettings{
-		Device: p.settings.Device, ProxyCountry: opts.ProxyCountry, FollowRedirect: opts.FollowRedirect.Or(true),
-		Parameters: slices.Clone(opts.Parameters), Timeout: p.settings.Timeout,
-	}}
-	if res.Settings.Parameters == nil {
-		res.Settings.Parameters = []string{}
-	}
+	res := &LighthouseResult{PageVisit: PageVisit{URL: p.target.URL.String()}, Settings: opts}
 	// Availability before the operation (DESIGN §7), as the browser
 	// operations check theirs before loading the target.
 	if ready, msg := c.lighthouse.Status(); !ready {
@@ -116,7 +111,7 @@ func (c *Client) Lighthouse(ctx context.Context, rawURL string, opts LighthouseO
 	if err := c.checkPage(ctx, p.target); err != nil {
 		return nil, err
 	}
-	rep, err := c.lighthouse.Audit(ctx, res.URL, lighthouse.Options{Desktop: p.settings.Device == "desktop", Flags: flags,
+	rep, err := c.lighthouse.Audit(ctx, res.URL, lighthouse.Options{Desktop: opts.Device == "desktop", Flags: flags,
 		Upstream: p.job.Upstream, Timeout: p.job.Timeout})
 	if err != nil {
 		return nil, mapLighthouseError(err)
@@ -132,7 +127,7 @@ func (c *Client) Lighthouse(ctx context.Context, rawURL string, opts LighthouseO
 		return nil, NewError(CodeLighthouseUnexpected, nil, "Lighthouse could not audit the page: %s (%s)", re.Message, re.Code)
 	}
 	res.RedirectedURL, res.BlockedRequests = rep.FinalURL, rep.Refused
-	if !res.Settings.FollowRedirect && rep.FinalURL != res.URL {
+	if !opts.FollowRedirect.Bool() && rep.FinalURL != res.URL {
 		return nil, NewError(CodeUnableToConnect, nil, "the page redirects to %s; set followRedirect to audit the page it leads to", rep.FinalURL)
 	}
 	res.HTMLReport, res.JSONReport = rep.HTML, rep.JSON

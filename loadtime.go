@@ -12,7 +12,7 @@ import (
 // LoadTimeOptions are the options of LoadTime. The zero value measures
 // the first response, without following redirects.
 type LoadTimeOptions struct {
-	RequestOptions
+	RequestOptions `api:"followRedirect=false"`
 }
 
 // LoadTimeResult is how long a page took to load, phase by phase, in
@@ -76,10 +76,10 @@ type LoadNetwork struct {
 // CodeTargetNotAllowed, CodeUnableToConnect (not resolved, refused,
 // timed out, or a redirect loop), CodeLoadTimeFailed.
 func (c *Client) LoadTime(ctx context.Context, rawURL string, opts LoadTimeOptions) (_ *LoadTimeResult, err error) {
-	ctx, end := c.startOp(ctx, "LoadTime", rawURL, requestOptions(opts.RequestOptions))
+	ctx, end := c.startOp(ctx, "LoadTime", rawURL, opts)
 	defer end(&err)
-	return runHTTP(ctx, c, rawURL, opts.RequestOptions, httpOp{failed: CodeLoadTimeFailed}, func(ctx context.Context, r *httpRequest) (*LoadTimeResult, error) {
-		m, err := c.measure(ctx, r.target.URL, r.proxy, httpprobe.MeasureOptions{Follow: r.info.FollowRedirect})
+	return runHTTP(ctx, c, rawURL, &opts, &opts.RequestOptions, httpOp{failed: CodeLoadTimeFailed}, func(ctx context.Context, r *httpRequest) (*LoadTimeResult, error) {
+		m, err := c.measure(ctx, r.target.URL, r.proxy, httpprobe.MeasureOptions{Follow: r.info.Settings.FollowRedirect.Bool()})
 		if err != nil {
 			return nil, err
 		}

@@ -10,22 +10,15 @@ import (
 	"github.com/sitediag/sitediag/content"
 )
 
-// MixedContentOptions are the options of MixedContent. The zero value
-// loads the page in a desktop Chromium, with ads allowed (they are part
-// of what the page loads) and without following a redirect.
+// MixedContentOptions are the options of MixedContent and the API's body
+// of /mixedcontent. The zero value loads the page in a desktop Chromium,
+// with ads allowed (they are part of what the page loads) and without
+// following a redirect.
 type MixedContentOptions struct {
-	// PageOptions: BlockAds, HideCookieBanners and SkipCaptcha default
-	// to off.
-	PageOptions
+	PageOptions `api:"blockAds=false,hideCookie=false,skipCaptcha=false"`
 	// FollowRedirect checks the page a redirect leads to; off, a page
-	// that redirects is CodeUnableToConnect. Unset means off.
-	FollowRedirect Toggle
-}
-
-// MixedContentSettings are MixedContentOptions resolved.
-type MixedContentSettings struct {
-	PageSettings
-	FollowRedirect bool `json:"followRedirect"`
+	// that redirects is CodeUnableToConnect.
+	FollowRedirect Toggle `json:"followRedirect" api:"default=false"`
 }
 
 // MixedContentItem is one insecure (http: or ws:) URL an https page
@@ -57,7 +50,9 @@ type MixedContentResult struct {
 	Secure    []string           `json:"secure"`
 	Items     []MixedContentItem `json:"items"`
 	PageVisit `json:"-"`
-	Settings  MixedContentSettings `json:"-"`
+	// Settings are the options the page was checked with, defaults
+	// filled in.
+	Settings MixedContentOptions `json:"-"`
 }
 
 // MixedContent loads the page at rawURL in Chromium and reports the
@@ -71,13 +66,16 @@ type MixedContentResult struct {
 // followed), CodeBrowserUnavailable, CodeBusy,
 // CodeMixedContentCheckFailed.
 func (c *Client) MixedContent(ctx context.Context, rawURL string, opts MixedContentOptions) (_ *MixedContentResult, err error) {
-	ctx, end := c.startOp(ctx, "MixedContent", rawURL, pageOptions(opts.PageOptions).toggle("follow_redirect", opts.FollowRedirect))
+	ctx, end := c.startOp(ctx, "MixedContent", rawURL, opts)
 	defer end(&err)
-	p, err := c.newPage(rawURL, opts.PageOptions, pageDefaults{})
+	if err := resolve(&opts); err != nil {
+		return nil, err
+	}
+	p, err := c.newPage(rawURL, &opts.PageOptions, 0)
 	if err != nil {
 		return nil, err
 	}
-	res := &MixedContentResult{Settings: MixedContentSettings{PageSettings: p.settings, FollowRedirect: opts.FollowRedirect.Or(false)}}
+	res := &MixedContentResult{Settings: opts}
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 	var requests []browser.Request
@@ -103,7 +101,7 @@ func (c *Client) MixedContent(ctx context.Context, rawURL string, opts MixedCont
 	if err != nil {
 		return nil, mapBrowserError(err, CodeMixedContentCheckFailed)
 	}
-	if !res.Settings.FollowRedirect && res.RedirectedURL != res.URL {
+	if !opts.FollowRedirect.Bool() && res.RedirectedURL != res.URL {
 		return nil, NewError(CodeUnableToConnect, nil, "the page redirects to %s; set followRedirect to check the page it leads to", res.RedirectedURL)
 	}
 	final, err := url.Parse(res.RedirectedURL)

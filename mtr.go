@@ -10,26 +10,22 @@ import (
 	"github.com/sitediag/sitediag/net/mtr"
 )
 
-// Limits of MTROptions.
-const (
-	MaxMTRCount = 20
-	MaxMTRHops  = mtr.MaxHops
-)
-
-// MTROptions are the options of MTR. The zero value runs 5 rounds over
-// up to 30 hops, with host names.
+// MTROptions are the options of MTR and the API's body of /mtr. The zero
+// value runs mtr.DefaultCount (5) rounds over up to mtr.DefaultMaxHops
+// (30) hops, with host names.
 type MTROptions struct {
-	// Count is the number of rounds, 1-20; each probes every hop once,
-	// a second apart. If zero, 5.
-	Count int
-	// MaxHops is the largest TTL probed, 1-64. If zero, 30.
-	MaxHops int
+	// Count is the number of rounds; each probes every hop once, a
+	// second apart. Zero means mtr.DefaultCount (5).
+	Count int `json:"count" api:"min=1,max=20"`
+	// MaxHops is the largest TTL probed. Zero means mtr.DefaultMaxHops
+	// (30).
+	MaxHops int `json:"maxHops" api:"min=1,max=64"`
 	// NoLookup skips the reverse (PTR) lookups: hosts are shown as
 	// addresses, like mtr -n.
-	NoLookup bool
+	NoLookup Toggle `json:"noLookup" api:"default=false"`
 	// ProxyCountry must be empty: a trace cannot go through an HTTP
 	// proxy.
-	ProxyCountry string
+	ProxyCountry string `json:"proxyCountry"`
 }
 
 // MTRHop is one line of the report.
@@ -38,13 +34,14 @@ type MTRHop = mtr.Hop
 // MTRResult is the path to the target. Hops is the API's data; the other
 // fields feed meta.
 type MTRResult struct {
-	Hops []MTRHop
+	// Hops are the report's lines, the API's data.
+	Hops []MTRHop `json:"hops"`
 	// Host is the target's host, with a port when not the default.
-	Host string
+	Host string `json:"-"`
 	// IP is the address traced.
-	IP string
-	// Count and MaxHops are the values used.
-	Count, MaxHops int
+	IP string `json:"-"`
+	// Settings are the options the trace ran with, defaults filled in.
+	Settings MTROptions `json:"-"`
 }
 
 // MTR traces the network path to rawTarget (a URL, host name or IP
@@ -57,28 +54,24 @@ type MTRResult struct {
 // CodeTargetNotAllowed, CodeUnableToConnect (the name did not resolve),
 // CodeMTRFailed (no raw socket permission, nothing could be sent).
 func (c *Client) MTR(ctx context.Context, rawTarget string, opts MTROptions) (_ *MTRResult, err error) {
-	ctx, end := c.startOp(ctx, "MTR", rawTarget, spanOptions{}.count("count", opts.Count).count("max_hops", opts.MaxHops).
-		flag("no_lookup", opts.NoLookup).str("proxy_country", opts.ProxyCountry))
+	ctx, end := c.startOp(ctx, "MTR", rawTarget, opts)
 	defer end(&err)
+	if err := resolve(&opts); err != nil {
+		return nil, err
+	}
 	t, err := parseHostTarget(rawTarget, opts.ProxyCountry)
 	if err != nil {
 		return nil, err
 	}
-	if opts.Count < 0 || opts.Count > MaxMTRCount {
-		return nil, InvalidParameter("count", "must be 1-20")
-	}
-	if opts.MaxHops < 0 || opts.MaxHops > MaxMTRHops {
-		return nil, InvalidParameter("maxHops", "must be 1-64")
-	}
-	count, maxHops := cmp.Or(opts.Count, mtr.DefaultCount), cmp.Or(opts.MaxHops, mtr.DefaultMaxHops)
+	opts.Count, opts.MaxHops = cmp.Or(opts.Count, mtr.DefaultCount), cmp.Or(opts.MaxHops, mtr.DefaultMaxHops)
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 	pinned, err := c.pin(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	mopts := mtr.Options{Count: count, MaxHops: maxHops, ASN: c.asnLookup()}
-	if !opts.NoLookup {
+	mopts := mtr.Options{Count: opts.Count, MaxHops: opts.MaxHops, ASN: c.asnLookup()}
+	if !opts.NoLookup.Bool() {
 		mopts.Name = c.ptrName
 	}
 	hops, err := mtr.Trace(ctx, pinned.Addr, mopts)
@@ -90,7 +83,7 @@ func (c *Client) MTR(ctx context.Context, rawTarget string, opts MTROptions) (_ 
 	case err != nil:
 		return nil, NewError(CodeMTRFailed, err, "no probe could be sent: %s", neterr.Why(err))
 	}
-	return &MTRResult{Hops: hops, Host: t.Display(), IP: pinned.Addr.String(), Count: count, MaxHops: maxHops}, nil
+	return &MTRResult{Hops: hops, Host: t.Display(), IP: pinned.Addr.String(), Settings: opts}, nil
 }
 
 // ptrName is the first PTR name of addr from the configured servers;

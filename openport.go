@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/net/portscan"
@@ -14,29 +13,30 @@ import (
 // neither TopPorts nor PortRanges is given.
 const DefaultTopPorts = 100
 
-// OpenPortOptions are the options of OpenPort. The zero value scans the
-// DefaultTopPorts most often open ports.
+// OpenPortOptions are the options of OpenPort and the API's body of
+// /openport. The zero value scans the DefaultTopPorts most often open
+// ports.
 type OpenPortOptions struct {
 	// TopPorts scans the N most often open TCP ports (Config.NmapServices'
-	// ranking when nmap is installed, else portscan.DefaultRanking):
-	// 50, 100, 500, 1000 or 5000. Zero means DefaultTopPorts unless
-	// PortRanges is set; both together are refused.
-	TopPorts int
+	// ranking when nmap is installed, else portscan.DefaultRanking).
+	// Zero means DefaultTopPorts unless portRanges is set; both together
+	// are refused.
+	TopPorts int `json:"topPorts" api:"enum=50|100|500|1000|5000"`
 	// PortRanges lists the ports to scan, such as "80,443,1000-1010":
 	// ports 1-65535, ascending ranges, at most 5000 ports in all.
-	PortRanges string
+	PortRanges string `json:"portRanges"`
 	// DetectServices probes each open port for what answers (banner,
 	// TLS, HTTP) and fills OpenPortResult.Services.
-	DetectServices bool
+	DetectServices Toggle `json:"detectServices" api:"default=false"`
 	// ProxyCountry must be empty: a port scan cannot go through an HTTP
 	// proxy.
-	ProxyCountry string
-	// Concurrency is how many ports are probed at once. If zero,
-	// portscan.DefaultConcurrency (200).
-	Concurrency int
-	// PortTimeout bounds one connection attempt; a port silent that
-	// long counts as filtered. If zero, portscan.DefaultTimeout (1.5 s).
-	PortTimeout time.Duration
+	ProxyCountry string `json:"proxyCountry"`
+	// Concurrency is how many ports are probed at once. Zero means
+	// portscan.DefaultConcurrency.
+	Concurrency int `json:"concurrency" api:"min=1,max=1000"`
+	// PortTimeout bounds one connection attempt; a port silent that long
+	// counts as filtered. Zero means portscan.DefaultTimeout.
+	PortTimeout Seconds `json:"portTimeout" api:"min=0.05,max=10"`
 }
 
 // PortService is an open port and what answers on it.
@@ -46,19 +46,16 @@ type PortService = portscan.Service
 // Services its services; the other fields feed meta.
 type OpenPortResult struct {
 	// OpenPorts are the open TCP ports, ascending; never nil.
-	OpenPorts []uint16
-	// Services describe the open ports when DetectServices was set.
-	Services []PortService
+	OpenPorts []uint16 `json:"openPorts"`
+	// Services describe the open ports when detectServices was set.
+	Services []PortService `json:"services,omitempty"`
 	// Host is the target's host, with a port when not the default.
-	Host string
+	Host string `json:"-"`
 	// IP is the address scanned.
-	IP string
-	// TopPorts is the ranked list size scanned, 0 when PortRanges was.
-	TopPorts int
-	// PortRanges echoes the option.
-	PortRanges string
-	// DetectServices echoes the option.
-	DetectServices bool
+	IP string `json:"-"`
+	// Settings are the options the scan ran with; TopPorts is the ranked
+	// list size scanned, 0 when portRanges was.
+	Settings OpenPortOptions `json:"-"`
 }
 
 // OpenPort scans the TCP ports of rawTarget (a URL, host name or IP
@@ -69,10 +66,11 @@ type OpenPortResult struct {
 // name did not resolve), CodePortScanFailed (the scan could not run or
 // finish).
 func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOptions) (_ *OpenPortResult, err error) {
-	ctx, end := c.startOp(ctx, "OpenPort", rawTarget, spanOptions{}.count("top_ports", opts.TopPorts).str("port_ranges", opts.PortRanges).
-		flag("detect_services", opts.DetectServices).str("proxy_country", opts.ProxyCountry).
-		count("concurrency", opts.Concurrency).seconds("port_timeout", opts.PortTimeout))
+	ctx, end := c.startOp(ctx, "OpenPort", rawTarget, opts)
 	defer end(&err)
+	if err := resolve(&opts); err != nil {
+		return nil, err
+	}
 	t, err := parseHostTarget(rawTarget, opts.ProxyCountry)
 	if err != nil {
 		return nil, err
@@ -93,8 +91,8 @@ func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOp
 	}
 	res, err := portscan.Scan(ctx, c.guard.DialAddrs, pinned.Addr, ports, portscan.Options{
 		Concurrency:    opts.Concurrency,
-		Timeout:        opts.PortTimeout,
-		DetectServices: opts.DetectServices,
+		Timeout:        opts.PortTimeout.Duration(),
+		DetectServices: opts.DetectServices.Bool(),
 		Names:          ranking,
 	})
 	switch {
@@ -109,15 +107,8 @@ func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOp
 	if open == nil {
 		open = []uint16{}
 	}
-	return &OpenPortResult{
-		OpenPorts:      open,
-		Services:       res.Services,
-		Host:           t.Display(),
-		IP:             pinned.Addr.String(),
-		TopPorts:       top,
-		PortRanges:     opts.PortRanges,
-		DetectServices: opts.DetectServices,
-	}, nil
+	opts.TopPorts = top
+	return &OpenPortResult{OpenPorts: open, Services: res.Services, Host: t.Display(), IP: pinned.Addr.String(), Settings: opts}, nil
 }
 
 // portsToScan turns the options into the port list, with ranking for
@@ -144,7 +135,7 @@ func portsToScan(opts OpenPortOptions, ranking *portscan.Ranking) ([]uint16, int
 	}
 	ports, err := ranking.Top(top)
 	if err != nil {
-		return nil, 0, InvalidParameter("topPorts", "must be one of 50, 100, 500, 1000, 5000")
+		return nil, 0, NewError(CodePortScanFailed, err, "the port ranking has no top %d", top)
 	}
 	return ports, top, nil
 }

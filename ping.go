@@ -1,6 +1,7 @@
 package sitediag
 
 import (
+	"cmp"
 	"context"
 	"errors"
 
@@ -9,15 +10,13 @@ import (
 	"github.com/sitediag/sitediag/net/ping"
 )
 
-// MaxPingCount is the largest PingOptions.Count.
-const MaxPingCount = 16
-
-// PingOptions are the options of Ping. The zero value sends 4 requests.
+// PingOptions are the options of Ping and the API's body of /ping. The
+// zero value sends ping.DefaultCount (4) requests.
 type PingOptions struct {
-	// Count is the number of requests, 1-16. If zero, 4.
-	Count int
+	// Count is the number of requests. Zero means ping.DefaultCount (4).
+	Count int `json:"count" api:"min=1,max=16"`
 	// ProxyCountry must be empty: pings cannot go through an HTTP proxy.
-	ProxyCountry string
+	ProxyCountry string `json:"proxyCountry"`
 }
 
 // PingReply is one answered request.
@@ -25,13 +24,13 @@ type PingReply = ping.Reply
 
 // PingResult is the outcome of a ping; its JSON is the API's data
 // (requests, loss, latency, min, max, avg, stdDev, ip, method, port,
-// replies). Host and Count feed meta.
+// replies).
 type PingResult struct {
 	ping.Result
 	// Host is the target's host, with a port when not the default.
 	Host string `json:"-"`
-	// Count echoes the number of requests asked for.
-	Count int `json:"-"`
+	// Settings are the options the ping ran with, defaults filled in.
+	Settings PingOptions `json:"-"`
 }
 
 // Ping sends echo requests to rawTarget (a URL, host name or IP literal),
@@ -41,26 +40,23 @@ type PingResult struct {
 // CodeTargetNotAllowed, CodeUnableToConnect (the name did not resolve),
 // CodePingFailed (no request could be sent).
 func (c *Client) Ping(ctx context.Context, rawTarget string, opts PingOptions) (_ *PingResult, err error) {
-	ctx, end := c.startOp(ctx, "Ping", rawTarget, spanOptions{}.count("count", opts.Count).str("proxy_country", opts.ProxyCountry))
+	ctx, end := c.startOp(ctx, "Ping", rawTarget, opts)
 	defer end(&err)
+	if err := resolve(&opts); err != nil {
+		return nil, err
+	}
 	t, err := parseHostTarget(rawTarget, opts.ProxyCountry)
 	if err != nil {
 		return nil, err
 	}
-	if opts.Count < 0 || opts.Count > MaxPingCount {
-		return nil, InvalidParameter("count", "must be 1-16")
-	}
-	count := opts.Count
-	if count == 0 {
-		count = ping.DefaultCount
-	}
+	opts.Count = cmp.Or(opts.Count, ping.DefaultCount)
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 	pinned, err := c.pin(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	res, err := ping.Ping(ctx, pinned.Addr, ping.Options{Count: count, Dial: c.guard.DialAddrs})
+	res, err := ping.Ping(ctx, pinned.Addr, ping.Options{Count: opts.Count, Dial: c.guard.DialAddrs})
 	switch {
 	case errors.Is(err, guard.ErrNotAllowed):
 		return nil, notAllowed(err)
@@ -71,7 +67,7 @@ func (c *Client) Ping(ctx context.Context, rawTarget string, opts PingOptions) (
 	case err != nil:
 		return nil, NewError(CodePingFailed, err, "no request could be sent: %s", neterr.Why(err))
 	}
-	return &PingResult{Result: *res, Host: t.Display(), Count: count}, nil
+	return &PingResult{Result: *res, Host: t.Display(), Settings: opts}, nil
 }
 
 // Ping calls Client.Ping on the default client.

@@ -19,8 +19,6 @@ const (
 	// MaxDocumentBytes is the most of a page that is read: the body of
 	// the HTTP response, or the rendered DOM serialised.
 	MaxDocumentBytes = 5 << 20
-	// MaxWaitTime is the longest WebScrapeOptions.WaitTime.
-	MaxWaitTime = 30 * time.Second
 	// WaitForTimeout is how long WebScrapeOptions.WaitFor waits for its
 	// element.
 	WaitForTimeout = 15 * time.Second
@@ -150,35 +148,31 @@ func (c *Client) manifest(ctx context.Context, p *page, manifest string) *conten
 	return content.ParseManifest(page.Body, page.URL)
 }
 
-// MetaScrapeOptions are the options of MetaScrape. The zero value renders
-// the page in a desktop Chromium with ads blocked and returns JSON.
+// MetaScrapeOptions are the options of MetaScrape and the API's body of
+// /metascraping. The zero value renders the page in a desktop Chromium
+// with ads blocked and returns JSON.
 type MetaScrapeOptions struct {
-	// PageOptions: BlockAds defaults to on; HideCookieBanners and
-	// SkipCaptcha to off.
-	PageOptions
+	PageOptions `api:"blockAds=true,hideCookie=false,skipCaptcha=false"`
 	// RenderJS reads the DOM after Chromium has rendered the page; off,
-	// the page is one guarded HTTP GET and no browser is used. Unset
-	// means on.
-	RenderJS Toggle
-	// Format is json or markdown (a readable summary). Empty means json.
-	Format string
-}
-
-// MetaScrapeSettings are MetaScrapeOptions resolved.
-type MetaScrapeSettings struct {
-	PageSettings
-	RenderJS bool   `json:"renderJS"`
-	Format   string `json:"format"`
+	// the page is one guarded HTTP GET and no browser is used.
+	RenderJS Toggle `json:"renderJS" api:"default=true"`
+	// Format is json (the metadata) or markdown (a readable summary).
+	Format string `json:"format" api:"enum=json|markdown,default=json"`
+	// FileOutput delivers the API's result as a file: data is its URL.
+	// The library returns the result either way.
+	FileOutput Toggle `json:"fileOutput" api:"default=false"`
 }
 
 // MetaScrapeResult is a page's metadata, the page visited and the
 // settings used.
 type MetaScrapeResult struct {
-	Metadata *Metadata
+	Metadata *Metadata `json:"metadata"`
 	// Markdown is the summary, when Settings.Format is markdown.
-	Markdown string
-	PageVisit
-	Settings MetaScrapeSettings
+	Markdown  string `json:"markdown,omitempty"`
+	PageVisit `json:"-"`
+	// Settings are the options the page was read with, defaults filled
+	// in.
+	Settings MetaScrapeOptions `json:"-"`
 }
 
 // MetaScrape reads the metadata of the page at rawURL: meta tags, Open
@@ -190,20 +184,19 @@ type MetaScrapeResult struct {
 // has none at all), CodeBrowserUnavailable and CodeBusy (RenderJS only),
 // CodeCrawlFailed.
 func (c *Client) MetaScrape(ctx context.Context, rawURL string, opts MetaScrapeOptions) (_ *MetaScrapeResult, err error) {
-	ctx, end := c.startOp(ctx, "MetaScrape", rawURL, pageOptions(opts.PageOptions).toggle("render_js", opts.RenderJS).str("format", opts.Format))
+	ctx, end := c.startOp(ctx, "MetaScrape", rawURL, opts)
 	defer end(&err)
-	p, err := c.newPage(rawURL, opts.PageOptions, pageDefaults{blockAds: true})
+	if err := resolve(&opts); err != nil {
+		return nil, err
+	}
+	p, err := c.newPage(rawURL, &opts.PageOptions, 0)
 	if err != nil {
 		return nil, err
 	}
-	format, err := oneOf("format", opts.Format, "json", "json", "markdown")
-	if err != nil {
-		return nil, err
-	}
-	res := &MetaScrapeResult{Settings: MetaScrapeSettings{PageSettings: p.settings, RenderJS: opts.RenderJS.Or(true), Format: format}}
+	res := &MetaScrapeResult{Settings: opts}
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	d, err := c.fetchDocument(ctx, p, docOptions{renderJS: res.Settings.RenderJS}, CodeCrawlFailed)
+	d, err := c.fetchDocument(ctx, p, docOptions{renderJS: opts.RenderJS.Bool()}, CodeCrawlFailed)
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +208,7 @@ func (c *Client) MetaScrape(ctx context.Context, rawURL string, opts MetaScrapeO
 	if res.Metadata.Empty() {
 		return nil, NewError(CodeNoMetadata, nil, "the page has no title, meta tags, Open Graph, Twitter Card, JSON-LD or icons")
 	}
-	if format == "markdown" {
+	if opts.Format == "markdown" {
 		res.Markdown = res.Metadata.Markdown()
 	}
 	return res, nil

@@ -3,108 +3,77 @@ package sitediag
 import (
 	"cmp"
 	"context"
-	"time"
 
 	"github.com/sitediag/sitediag/browser"
 )
 
-// Screenshot limits (inclusive).
-const (
-	MinViewportWidth  = 320
-	MaxViewportWidth  = 3840
-	MinViewportHeight = 240
-	MaxViewportHeight = 2160
-	MinPageHeight     = 100
-	MaxPageHeight     = 5000
-	MaxDelay          = 10 * time.Second
-	MinQuality        = 10
-	MaxQuality        = 100
-	MinScaleFactor    = 0.1
-	MaxScaleFactor    = 3
-)
-
-// ScreenshotOptions are the options of Screenshot. The zero value is a
-// PNG of a 1366×768 desktop viewport with ads blocked, cookie banners
-// hidden and a wait for bot challenges; zero numbers mean the defaults.
+// ScreenshotOptions are the options of Screenshot and the API's body of
+// /screenshot. The zero value is a PNG of a 1366×768 desktop viewport
+// with ads blocked, cookie banners hidden and a wait for bot challenges.
 type ScreenshotOptions struct {
-	// PageOptions: for a screenshot BlockAds, HideCookieBanners and
-	// SkipCaptcha default to on.
-	PageOptions
-	// Type is png, jpeg or webp. Empty means png.
-	Type string
+	PageOptions `api:"blockAds=true,hideCookie=true,skipCaptcha=true"`
+	// Type is the image type.
+	Type string `json:"type" api:"enum=png|jpeg|webp,default=png"`
 	// FullPage captures the whole page (up to browser.MaxCaptureSide
 	// device pixels tall) instead of the viewport.
-	FullPage bool
+	FullPage Toggle `json:"fullPage" api:"default=false"`
 	// AddTimestamp shows the capture time (UTC) in a corner.
-	AddTimestamp bool
-	// ViewportWidth (320–3840) and ViewportHeight (240–2160) are the
-	// viewport in CSS pixels. Zero means the device's.
-	ViewportWidth, ViewportHeight int
-	// PageHeight (100–5000) is the height captured from the top of the
-	// page in CSS pixels; with FullPage, the most captured. Zero means
-	// the viewport's (or the full page's).
-	PageHeight int
-	// Theme is light, dark or auto (the page's own). Empty means auto.
-	Theme string
-	// Delay (up to 10 s) is waited after the page has loaded.
-	Delay time.Duration
+	AddTimestamp Toggle `json:"addTimestamp" api:"default=false"`
+	// ViewportWidth is the viewport's width in CSS pixels. Zero means the
+	// device's (1366 desktop, 390 mobile).
+	ViewportWidth int `json:"viewportWidth" api:"min=320,max=3840"`
+	// ViewportHeight is the viewport's height in CSS pixels. Zero means
+	// the device's (768 desktop, 844 mobile).
+	ViewportHeight int `json:"viewportHeight" api:"min=240,max=2160"`
+	// PageHeight is the height captured from the top of the page in CSS
+	// pixels; with fullPage, the most captured. Zero means the
+	// viewport's (or the full page's).
+	PageHeight int `json:"pageHeight" api:"min=100,max=5000"`
+	// Theme is light, dark or auto (the page's own).
+	Theme string `json:"theme" api:"enum=light|dark|auto,default=auto"`
+	// Delay is waited after the page has loaded.
+	Delay Seconds `json:"delay" api:"min=0,max=10"`
 	// DisableAnimations finishes and turns off CSS animations and
 	// transitions, and asks for reduced motion.
-	DisableAnimations bool
-	// Quality (10–100) is the JPEG or WebP quality. Zero means 90.
-	Quality int
-	// ScaleFactor (0.1–3) is the device scale factor. Zero means the
-	// device's (1 desktop, 3 mobile).
-	ScaleFactor float64
+	DisableAnimations Toggle `json:"disableAnimations" api:"default=false"`
+	// Quality is the JPEG or WebP quality.
+	Quality int `json:"quality" api:"min=10,max=100,default=90"`
+	// ScaleFactor is the device scale factor. Zero means the device's
+	// (1 desktop, 3 mobile).
+	ScaleFactor float64 `json:"scaleFactor" api:"min=0.1,max=3"`
 	// Selector captures only the first element it matches.
-	Selector string
-	// FallbackToFullPage captures the full page when Selector matches
+	Selector string `json:"selector"`
+	// FallbackToFullPage captures the full page when selector matches
 	// nothing, instead of failing with INVALID_PARAMETERS.
-	FallbackToFullPage bool
+	FallbackToFullPage Toggle `json:"fallbackToFullPage" api:"default=false"`
 	// RemoveBackground makes the default page background transparent
 	// (png and webp keep the alpha channel).
-	RemoveBackground bool
+	RemoveBackground Toggle `json:"removeBackground" api:"default=false"`
 	// HighlightLinks outlines every link.
-	HighlightLinks bool
-	// ResizeViewport takes captures taller than the viewport by resizing
-	// the viewport (captureBeyondViewport false) instead of capturing
-	// beyond it.
-	ResizeViewport bool
-}
-
-// ScreenshotSettings are ScreenshotOptions resolved, defaults filled in.
-type ScreenshotSettings struct {
-	PageSettings
-	Type                  string  `json:"type"`
-	FullPage              bool    `json:"fullPage"`
-	AddTimestamp          bool    `json:"addTimestamp"`
-	PageHeight            int     `json:"pageHeight,omitempty"`
-	ViewportWidth         int     `json:"viewportWidth"`
-	ViewportHeight        int     `json:"viewportHeight"`
-	Theme                 string  `json:"theme"`
-	RemoveBackground      bool    `json:"removeBackground"`
-	HighlightLinks        bool    `json:"highlightLinks"`
-	Delay                 float64 `json:"delay"` // seconds
-	DisableAnimations     bool    `json:"disableAnimations"`
-	Quality               int     `json:"quality"`
-	ScaleFactor           float64 `json:"scaleFactor"`
-	CaptureBeyondViewport bool    `json:"captureBeyondViewport"`
-	Selector              string  `json:"selector,omitempty"`
-	FallbackToFullPage    bool    `json:"fallbackToFullPage"`
+	HighlightLinks Toggle `json:"highlightLinks" api:"default=false"`
+	// CaptureBeyondViewport captures an area taller than the viewport
+	// beyond it; off, the viewport is resized to the area for the
+	// capture (the page lays out again).
+	CaptureBeyondViewport Toggle `json:"captureBeyondViewport" api:"default=true"`
+	// Inline adds the image to the API's answer as base64 (its inline
+	// member) besides its URL. The library always returns the image.
+	Inline Toggle `json:"inline" api:"default=false"`
 }
 
 // ScreenshotResult is the captured image, the page visited and the
-// settings used, which feed the API's meta.
+// settings used.
 type ScreenshotResult struct {
 	// Image is the encoded image.
-	Image []byte
-	PageVisit
-	Settings ScreenshotSettings
+	Image     []byte `json:"-"`
+	PageVisit `json:"-"`
+	// Settings are the options the capture ran with, defaults filled
+	// in.
+	Settings ScreenshotOptions `json:"-"`
 	// SelectorFound says whether Settings.Selector matched (false when
-	// the full page was captured instead).
-	SelectorFound bool
+	// the full page was captured instead); nil without a selector.
+	SelectorFound *bool `json:"selectorFound,omitempty"`
 	// BlockedAds counts the ad and tracker requests refused.
-	BlockedAds int
+	BlockedAds int `json:"blockedAds"`
 }
 
 // Screenshot captures the page at rawURL in Chromium. Everything the page
@@ -116,29 +85,31 @@ type ScreenshotResult struct {
 // (the page or a redirect it follows is refused), CodeUnableToConnect,
 // CodeScreenshotFailed.
 func (c *Client) Screenshot(ctx context.Context, rawURL string, opts ScreenshotOptions) (_ *ScreenshotResult, err error) {
-	ctx, end := c.startOp(ctx, "Screenshot", rawURL, pageOptions(opts.PageOptions).str("type", opts.Type).flag("full_page", opts.FullPage).
-		count("viewport_width", opts.ViewportWidth).count("viewport_height", opts.ViewportHeight).str("selector", opts.Selector))
+	ctx, end := c.startOp(ctx, "Screenshot", rawURL, opts)
 	defer end(&err)
-	p, err := c.newPage(rawURL, opts.PageOptions, pageDefaults{blockAds: true, hideCookie: true, skipCaptcha: true})
+	if err := resolve(&opts); err != nil {
+		return nil, err
+	}
+	p, err := c.newPage(rawURL, &opts.PageOptions, 0)
 	if err != nil {
 		return nil, err
 	}
-	res := &ScreenshotResult{}
-	shot, err := screenshotSettings(p, opts, &res.Settings)
-	if err != nil {
-		return nil, err
-	}
+	shot := screenshotJob(p, &opts)
+	res := &ScreenshotResult{Settings: opts}
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 	res.PageVisit, err = c.visit(ctx, p, func(ctx context.Context, j *browser.Job) error {
-		if opts.AddTimestamp {
+		if opts.AddTimestamp.Bool() {
 			shot.Timestamp = c.cfg.Now()
 		}
 		s, err := j.Screenshot(ctx, shot)
 		if err != nil {
 			return err
 		}
-		res.Image, res.SelectorFound, res.BlockedAds = s.Data, s.SelectorFound, j.Stats().Blocked
+		res.Image, res.BlockedAds = s.Data, j.Stats().Blocked
+		if opts.Selector != "" {
+			res.SelectorFound = &s.SelectorFound
+		}
 		return nil
 	})
 	if err != nil {
@@ -147,73 +118,30 @@ func (c *Client) Screenshot(ctx context.Context, rawURL string, opts ScreenshotO
 	return res, nil
 }
 
-// screenshotSettings checks opts, adds them to p's job and returns the
-// capture's options; set receives the settings.
-func screenshotSettings(p *page, opts ScreenshotOptions, set *ScreenshotSettings) (browser.ShotOptions, error) {
-	var shot browser.ShotOptions
-	for _, err := range []error{
-		checkRange("viewportWidth", opts.ViewportWidth, MinViewportWidth, MaxViewportWidth),
-		checkRange("viewportHeight", opts.ViewportHeight, MinViewportHeight, MaxViewportHeight),
-		checkRange("pageHeight", opts.PageHeight, MinPageHeight, MaxPageHeight),
-		checkRange("quality", opts.Quality, MinQuality, MaxQuality),
-		checkRange("scaleFactor", opts.ScaleFactor, MinScaleFactor, MaxScaleFactor),
-	} {
-		if err != nil {
-			return shot, err
-		}
-	}
-	if opts.Delay < 0 || opts.Delay > MaxDelay {
-		return shot, InvalidParameter("delay", "must be between 0 and 10 seconds")
-	}
-	typ, err := oneOf("type", opts.Type, string(browser.PNG), string(browser.PNG), string(browser.JPEG), string(browser.WebP))
-	if err != nil {
-		return shot, err
-	}
-	format := browser.Format(typ)
-	theme, err := oneOf("theme", opts.Theme, "auto", "light", "dark", "auto")
-	if err != nil {
-		return shot, err
-	}
-	p.job.Width, p.job.Height, p.job.Scale = opts.ViewportWidth, opts.ViewportHeight, opts.ScaleFactor
-	if theme != "auto" {
-		p.job.Theme = browser.Theme(theme)
-	}
-	p.job.ReducedMotion = opts.DisableAnimations
-	p.job.TransparentBackground = opts.RemoveBackground
-	p.load.Delay = opts.Delay
-	quality := cmp.Or(opts.Quality, browser.DefaultQuality)
-	shot = browser.ShotOptions{
-		Format:             format,
-		Quality:            quality,
-		FullPage:           opts.FullPage,
-		PageHeight:         opts.PageHeight,
-		Selector:           opts.Selector,
-		FallbackToFullPage: opts.FallbackToFullPage,
-		ResizeViewport:     opts.ResizeViewport,
-		FreezeAnimations:   opts.DisableAnimations,
-		HighlightLinks:     opts.HighlightLinks,
-	}
+// screenshotJob adds the resolved opts to p's job and returns the
+// capture's options; it fills in opts' device-dependent defaults.
+func screenshotJob(p *page, opts *ScreenshotOptions) browser.ShotOptions {
 	view := p.job.Device.Viewport()
-	*set = ScreenshotSettings{
-		PageSettings:          p.settings,
-		Type:                  string(format),
-		FullPage:              opts.FullPage,
-		AddTimestamp:          opts.AddTimestamp,
-		PageHeight:            opts.PageHeight,
-		ViewportWidth:         cmp.Or(opts.ViewportWidth, view.Width),
-		ViewportHeight:        cmp.Or(opts.ViewportHeight, view.Height),
-		Theme:                 theme,
-		RemoveBackground:      opts.RemoveBackground,
-		HighlightLinks:        opts.HighlightLinks,
-		Delay:                 opts.Delay.Seconds(),
-		DisableAnimations:     opts.DisableAnimations,
-		Quality:               quality,
-		ScaleFactor:           cmp.Or(opts.ScaleFactor, view.Scale),
-		CaptureBeyondViewport: !opts.ResizeViewport,
-		Selector:              opts.Selector,
-		FallbackToFullPage:    opts.FallbackToFullPage,
+	opts.ViewportWidth = cmp.Or(opts.ViewportWidth, view.Width)
+	opts.ViewportHeight = cmp.Or(opts.ViewportHeight, view.Height)
+	opts.ScaleFactor = cmp.Or(opts.ScaleFactor, view.Scale)
+	p.job.Width, p.job.Height, p.job.Scale = opts.ViewportWidth, opts.ViewportHeight, opts.ScaleFactor
+	if opts.Theme != "auto" {
+		p.job.Theme = browser.Theme(opts.Theme)
 	}
-	return shot, nil
+	p.job.DisableAnimations = opts.DisableAnimations.Bool()
+	p.job.RemoveBackground = opts.RemoveBackground.Bool()
+	p.load.Delay = opts.Delay.Duration()
+	return browser.ShotOptions{
+		Type:                  browser.ImageType(opts.Type),
+		Quality:               opts.Quality,
+		FullPage:              opts.FullPage.Bool(),
+		PageHeight:            opts.PageHeight,
+		Selector:              opts.Selector,
+		FallbackToFullPage:    opts.FallbackToFullPage.Bool(),
+		CaptureBeyondViewport: opts.CaptureBeyondViewport.Bool(),
+		HighlightLinks:        opts.HighlightLinks.Bool(),
+	}
 }
 
 // Screenshot calls Client.Screenshot on the default client.

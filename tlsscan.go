@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/neterr"
@@ -14,22 +13,13 @@ import (
 	"github.com/sitediag/sitediag/tls"
 )
 
-// MaxProbeTimeout is the longest TLSScanOptions.ProbeTimeout.
-const MaxProbeTimeout = 30 * time.Second
-
-// TLSScanOptions are the options of TLSScan. The zero value is ready to
-// use.
+// TLSScanOptions are the options of TLSScan and the API's body of
+// /tlsscan. The zero value is ready to use.
 type TLSScanOptions struct {
-	// ProbeTimeout bounds each handshake probe (connect, hello, answer),
-	// up to MaxProbeTimeout: raise it for a server slower than that to
-	// answer. If zero, tls.DefaultProbeTimeout (5 s).
-	ProbeTimeout time.Duration
-}
-
-// TLSScanSettings are TLSScanOptions resolved.
-type TLSScanSettings struct {
-	// ProbeTimeout is in seconds.
-	ProbeTimeout float64 `json:"probeTimeout"`
+	// ProbeTimeout bounds each handshake probe (connect, hello, answer):
+	// raise it for a server slower than that to answer. Zero means
+	// tls.DefaultProbeTimeout (5 s).
+	ProbeTimeout Seconds `json:"probeTimeout" api:"min=0,max=30"`
 }
 
 // TLSScanResult is the outcome of a TLS scan. Its JSON is the API's
@@ -41,7 +31,7 @@ type TLSScanResult struct {
 	// Host is the target's host, with a port when not 443.
 	Host string `json:"-"`
 	// Settings are the options the scan ran with, defaults filled in.
-	Settings TLSScanSettings `json:"-"`
+	Settings TLSScanOptions `json:"-"`
 }
 
 // TLSScan scans the TLS configuration of the server at rawURL's host and
@@ -60,13 +50,13 @@ type TLSScanResult struct {
 // negotiated), CodeTLSScanFailed (the deadline came before any version
 // was found).
 func (c *Client) TLSScan(ctx context.Context, rawURL string, opts TLSScanOptions) (_ *TLSScanResult, err error) {
-	ctx, end := c.startOp(ctx, "TLSScan", rawURL, spanOptions{}.seconds("probe_timeout", opts.ProbeTimeout))
+	ctx, end := c.startOp(ctx, "TLSScan", rawURL, opts)
 	defer end(&err)
-	if opts.ProbeTimeout < 0 || opts.ProbeTimeout > MaxProbeTimeout {
-		return nil, InvalidParameter("probeTimeout", "must be between 0 and 30 seconds")
+	if err := resolve(&opts); err != nil {
+		return nil, err
 	}
 	if opts.ProbeTimeout == 0 {
-		opts.ProbeTimeout = tls.DefaultProbeTimeout
+		opts.ProbeTimeout = SecondsOf(tls.DefaultProbeTimeout)
 	}
 	t, err := tlsTarget(rawURL)
 	if err != nil {
@@ -80,11 +70,11 @@ func (c *Client) TLSScan(ctx context.Context, rawURL string, opts TLSScanOptions
 		return nil, mapTLSError(err)
 	}
 	dial := func(ctx context.Context) (net.Conn, error) { return c.guard.DialAddrs(ctx, "tcp", addrs, port) }
-	res, err := tls.Scan(ctx, dial, t.Host, tls.Options{Roots: c.cfg.RootCAs, Now: c.cfg.Now, ProbeTimeout: opts.ProbeTimeout})
+	res, err := tls.Scan(ctx, dial, t.Host, tls.Options{Roots: c.cfg.RootCAs, Now: c.cfg.Now, ProbeTimeout: opts.ProbeTimeout.Duration()})
 	if err != nil {
 		return nil, mapTLSError(err)
 	}
-	return &TLSScanResult{Result: *res, Host: t.Display(), Settings: TLSScanSettings{ProbeTimeout: opts.ProbeTimeout.Seconds()}}, nil
+	return &TLSScanResult{Result: *res, Host: t.Display(), Settings: opts}, nil
 }
 
 // tlsTarget parses rawURL for a TLS scan: its host, and its port or

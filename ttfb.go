@@ -9,7 +9,7 @@ import (
 // TTFBOptions are the options of TTFB. The zero value measures the first
 // response, without following redirects.
 type TTFBOptions struct {
-	RequestOptions
+	RequestOptions `api:"followRedirect=false"`
 }
 
 // TTFBResult is a time to first byte. TTFB is the API's data; the other
@@ -28,10 +28,10 @@ type TTFBResult struct {
 // CodeUnableToConnect (not resolved, refused, timed out, or a redirect
 // loop), CodeTTFBFailed.
 func (c *Client) TTFB(ctx context.Context, rawURL string, opts TTFBOptions) (_ *TTFBResult, err error) {
-	ctx, end := c.startOp(ctx, "TTFB", rawURL, requestOptions(opts.RequestOptions))
+	ctx, end := c.startOp(ctx, "TTFB", rawURL, opts)
 	defer end(&err)
-	return runHTTP(ctx, c, rawURL, opts.RequestOptions, httpOp{failed: CodeTTFBFailed}, func(ctx context.Context, r *httpRequest) (*TTFBResult, error) {
-		m, err := c.measure(ctx, r.target.URL, r.proxy, httpprobe.MeasureOptions{Follow: r.info.FollowRedirect, SkipBody: true})
+	return runHTTP(ctx, c, rawURL, &opts, &opts.RequestOptions, httpOp{failed: CodeTTFBFailed}, func(ctx context.Context, r *httpRequest) (*TTFBResult, error) {
+		m, err := c.measure(ctx, r.target.URL, r.proxy, httpprobe.MeasureOptions{Follow: r.info.Settings.FollowRedirect.Bool(), SkipBody: true})
 		if err != nil {
 			return nil, err
 		}

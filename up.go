@@ -8,7 +8,7 @@ import (
 
 // UpOptions are the options of Up. The zero value follows redirects.
 type UpOptions struct {
-	RequestOptions
+	RequestOptions `api:"followRedirect=true"`
 }
 
 // UpResult says whether a site answered. StatusCode and ReasonPhrase are
@@ -35,13 +35,13 @@ type UpResult struct {
 // than 10), CodeSiteStatusFailed (also when the proxy for ProxyCountry
 // could not be used).
 func (c *Client) Up(ctx context.Context, rawURL string, opts UpOptions) (_ *UpResult, err error) {
-	ctx, end := c.startOp(ctx, "Up", rawURL, requestOptions(opts.RequestOptions))
+	ctx, end := c.startOp(ctx, "Up", rawURL, opts)
 	defer end(&err)
-	op := httpOp{failed: CodeSiteStatusFailed, follow: true, redirectCode: true}
-	return runHTTP(ctx, c, rawURL, opts.RequestOptions, op, func(ctx context.Context, r *httpRequest) (*UpResult, error) {
+	op := httpOp{failed: CodeSiteStatusFailed, redirectCode: true}
+	return runHTTP(ctx, c, rawURL, &opts, &opts.RequestOptions, op, func(ctx context.Context, r *httpRequest) (*UpResult, error) {
 		client := c.client(r)
 		defer client.CloseIdleConnections()
-		res, err := httpprobe.Up(ctx, client, r.target.URL, r.info.FollowRedirect)
+		res, err := httpprobe.Up(ctx, client, r.target.URL, r.info.Settings.FollowRedirect.Bool())
 		if err != nil {
 			return nil, err
 		}
@@ -60,7 +60,7 @@ func (c *Client) Up(ctx context.Context, rawURL string, opts UpOptions) (_ *UpRe
 type RedirectCheckOptions struct {
 	// ProxyCountry routes the requests through the proxy configured for
 	// that country code. Empty means direct.
-	ProxyCountry string
+	ProxyCountry string `json:"proxyCountry"`
 }
 
 // Hop is one response of a redirect chain: its URL, status and headers
@@ -72,11 +72,12 @@ type Header = httpprobe.Header
 
 // RedirectCheckResult is the chain of responses, the final one included.
 type RedirectCheckResult struct {
-	Hops []Hop
+	// Hops are the responses, the API's data.
+	Hops []Hop `json:"hops"`
 	// Host is the target's host, with a port when not the default.
-	Host string
-	// ProxyCountry echoes the option.
-	ProxyCountry string
+	Host string `json:"-"`
+	// Settings are the options the chain was followed with.
+	Settings RedirectCheckOptions `json:"-"`
 }
 
 // RedirectCheck follows the redirects of rawURL, up to 10, and returns
@@ -85,18 +86,18 @@ type RedirectCheckResult struct {
 // there), CodeTooManyRedirects (a loop or more than 10),
 // CodeUnableToConnect (a hop got no response), CodeRedirectCheckFailed.
 func (c *Client) RedirectCheck(ctx context.Context, rawURL string, opts RedirectCheckOptions) (_ *RedirectCheckResult, err error) {
-	ctx, end := c.startOp(ctx, "RedirectCheck", rawURL, spanOptions{}.str("proxy_country", opts.ProxyCountry))
+	ctx, end := c.startOp(ctx, "RedirectCheck", rawURL, opts)
 	defer end(&err)
 	op := httpOp{failed: CodeRedirectCheckFailed, redirectCode: true}
-	reqOpts := RequestOptions{FollowRedirect: On, ProxyCountry: opts.ProxyCountry}
-	return runHTTP(ctx, c, rawURL, reqOpts, op, func(ctx context.Context, r *httpRequest) (*RedirectCheckResult, error) {
+	req := RequestOptions{FollowRedirect: On, ProxyCountry: opts.ProxyCountry}
+	return runHTTP(ctx, c, rawURL, &opts, &req, op, func(ctx context.Context, r *httpRequest) (*RedirectCheckResult, error) {
 		newClient, closeClient := c.recordingClient(r.proxy)
 		defer closeClient()
 		hops, err := httpprobe.RedirectChain(ctx, newClient, r.target.URL)
 		if err != nil {
 			return nil, err
 		}
-		return &RedirectCheckResult{Hops: hops, Host: r.target.Display(), ProxyCountry: opts.ProxyCountry}, nil
+		return &RedirectCheckResult{Hops: hops, Host: r.target.Display(), Settings: opts}, nil
 	})
 }
 

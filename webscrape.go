@@ -2,71 +2,82 @@ package sitediag
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
-	"strings"
-	"time"
 
 	"github.com/sitediag/sitediag/content"
 )
-
-// MaxFormats is the most formats one WebScrape returns.
-const MaxFormats = 3
 
 // ScrapeFormat is a form WebScrape returns the page in: html, markdown,
 // text, json, or the main content only as html-llm, markdown-llm or
 // text-llm.
 type ScrapeFormat = content.Format
 
+// ScrapeFormats are the formats WebScrape returns. In JSON they are one
+// string or an array of them.
+type ScrapeFormats []ScrapeFormat
+
+// UnmarshalJSON reads one format or an array of them.
+func (f *ScrapeFormats) UnmarshalJSON(b []byte) error {
+	var one ScrapeFormat
+	if err := json.Unmarshal(b, &one); err == nil {
+		*f = ScrapeFormats{one}
+		return nil
+	}
+	var many []ScrapeFormat
+	if err := json.Unmarshal(b, &many); err != nil {
+		return &json.UnmarshalTypeError{Value: jsonKind(b), Type: reflect.TypeFor[[]string]()}
+	}
+	*f = many
+	return nil
+}
+
 // ExtractionSchema is a CSS extraction schema (Crawl4AI's shape); see
 // content.Schema.
 type ExtractionSchema = content.Schema
 
-// WebScrapeOptions are the options of WebScrape. The zero value renders
-// the page in a desktop Chromium with ads blocked and returns its HTML.
+// WebScrapeOptions are the options of WebScrape and the API's body of
+// /web-scraping. The zero value renders the page in a desktop Chromium
+// with ads blocked and returns its HTML.
 type WebScrapeOptions struct {
-	// PageOptions: BlockAds defaults to on; HideCookieBanners and
-	// SkipCaptcha to off.
-	PageOptions
+	PageOptions `api:"blockAds=true,hideCookie=false,skipCaptcha=false"`
 	// RenderJS renders the page in Chromium; off, it is one guarded HTTP
-	// GET. Unset means on.
-	RenderJS Toggle
-	// Formats are up to MaxFormats formats. Empty means html (json with
-	// a Schema).
-	Formats []ScrapeFormat
-	// WaitTime (up to 30 s) is waited after the page has loaded
-	// (RenderJS only).
-	WaitTime time.Duration
+	// GET.
+	RenderJS Toggle `json:"renderJS" api:"default=true"`
+	// Format are the formats returned, each once. Empty means html (json
+	// with extractionMode cssSchema).
+	Format ScrapeFormats `json:"format" api:"enum=html|markdown|text|json|html-llm|markdown-llm|text-llm,maxItems=3"`
+	// FileOutput delivers the API's result as a file: data is its URL.
+	// The library returns the result either way.
+	FileOutput Toggle `json:"fileOutput" api:"default=false"`
+	// WaitTime is waited after the page has loaded (renderJS only).
+	WaitTime Seconds `json:"waitTime" api:"min=0,max=30"`
 	// WaitFor is a CSS selector whose element is waited for, up to
-	// WaitForTimeout, after WaitTime (RenderJS only).
-	WaitFor string
-	// Schema, if set, extracts objects with CSS selectors
-	// (extractionMode cssSchema): the json format then gives them.
-	Schema *ExtractionSchema
-}
-
-// WebScrapeSettings are WebScrapeOptions resolved.
-type WebScrapeSettings struct {
-	PageSettings
-	RenderJS       bool           `json:"renderJS"`
-	Formats        []ScrapeFormat `json:"format"`
-	WaitTime       float64        `json:"waitTime"` // seconds
-	WaitFor        string         `json:"waitFor,omitempty"`
-	ExtractionMode string         `json:"extractionMode"`
+	// WaitForTimeout, after waitTime (renderJS only).
+	WaitFor string `json:"waitFor"`
+	// ExtractionMode cssSchema extracts objects with extractionSchema's
+	// CSS selectors: the json format then gives them.
+	ExtractionMode string `json:"extractionMode" api:"enum=default|cssSchema,default=default"`
+	// ExtractionSchema is the schema of extractionMode cssSchema.
+	ExtractionSchema *ExtractionSchema `json:"extractionSchema"`
 }
 
 // WebScrapeResult is the page in each format asked for.
 type WebScrapeResult struct {
 	// Content maps each format to the page in it: a string, or for json
-	// a *content.Outline, or with a Schema a map of the schema's name to
+	// a *content.Outline, or with a schema a map of the schema's name to
 	// the extracted objects.
-	Content map[ScrapeFormat]any
-	PageVisit
-	Settings WebScrapeSettings
-	// WaitForFound says whether WaitFor's element appeared (nil when
+	Content   map[ScrapeFormat]any `json:"content"`
+	PageVisit `json:"-"`
+	// Settings are the options the page was read with, defaults filled
+	// in.
+	Settings WebScrapeOptions `json:"-"`
+	// WaitForFound says whether waitFor's element appeared (nil when
 	// none was asked for).
-	WaitForFound *bool
+	WaitForFound *bool `json:"waitForFound,omitempty"`
 }
 
 // WebScrape fetches the page at rawURL (rendered in Chromium, or with one
@@ -78,27 +89,26 @@ type WebScrapeResult struct {
 // CodeBusy (RenderJS only), CodeCrawlFailed (also when an -llm format
 // finds no main content).
 func (c *Client) WebScrape(ctx context.Context, rawURL string, opts WebScrapeOptions) (_ *WebScrapeResult, err error) {
-	ctx, end := c.startOp(ctx, "WebScrape", rawURL, pageOptions(opts.PageOptions).toggle("render_js", opts.RenderJS).strs("format", stringsOf(opts.Formats)).
-		seconds("wait_time", opts.WaitTime).str("wait_for", opts.WaitFor).flag("extraction_schema", opts.Schema != nil))
+	ctx, end := c.startOp(ctx, "WebScrape", rawURL, opts)
 	defer end(&err)
-	p, err := c.newPage(rawURL, opts.PageOptions, pageDefaults{blockAds: true})
-	if err != nil {
+	if err := resolveWebScrape(&opts); err != nil {
 		return nil, err
 	}
-	set, err := webScrapeSettings(p, opts)
+	p, err := c.newPage(rawURL, &opts.PageOptions, 0)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	d, err := c.fetchDocument(ctx, p, docOptions{renderJS: set.RenderJS, waitTime: opts.WaitTime, waitFor: opts.WaitFor}, CodeCrawlFailed)
+	d, err := c.fetchDocument(ctx, p, docOptions{renderJS: opts.RenderJS.Bool(), waitTime: opts.WaitTime.Duration(), waitFor: opts.WaitFor}, CodeCrawlFailed)
 	if err != nil {
 		return nil, err
 	}
-	res := &WebScrapeResult{Content: map[ScrapeFormat]any{}, PageVisit: d.visit, Settings: set, WaitForFound: d.waitForFound}
-	for _, f := range set.Formats {
-		if f == content.JSON && opts.Schema != nil {
-			res.Content[f] = map[string]any{opts.Schema.Name: opts.Schema.Extract(d.doc)}
+	res := &WebScrapeResult{Content: map[ScrapeFormat]any{}, PageVisit: d.visit, Settings: opts, WaitForFound: d.waitForFound}
+	schema := opts.ExtractionSchema
+	for _, f := range opts.Format {
+		if f == content.JSON && schema != nil {
+			res.Content[f] = map[string]any{schema.Name: schema.Extract(d.doc)}
 			continue
 		}
 		v, err := content.Render(d.doc, f)
@@ -113,46 +123,44 @@ func (c *Client) WebScrape(ctx context.Context, rawURL string, opts WebScrapeOpt
 	return res, nil
 }
 
-// webScrapeSettings checks opts.
-func webScrapeSettings(p *page, opts WebScrapeOptions) (WebScrapeSettings, error) {
-	set := WebScrapeSettings{PageSettings: p.settings, RenderJS: opts.RenderJS.Or(true), ExtractionMode: "default",
-		WaitTime: opts.WaitTime.Seconds(), WaitFor: opts.WaitFor}
-	if len(opts.Formats) > MaxFormats {
-		return set, InvalidParameter("format", fmt.Sprintf("at most %d formats", MaxFormats))
+// resolveWebScrape resolves opts and checks what their tags cannot say:
+// no format twice, and a schema exactly with extractionMode cssSchema.
+func resolveWebScrape(opts *WebScrapeOptions) error {
+	if err := resolve(opts); err != nil {
+		return err
 	}
-	for _, f := range opts.Formats {
-		f = ScrapeFormat(strings.ToLower(string(f)))
-		if !slices.Contains(content.Formats(), f) {
-			return set, InvalidParameter("format", fmt.Sprintf("%q is not one of html, markdown, text, json, html-llm, markdown-llm, text-llm", f))
-		}
-		if slices.Contains(set.Formats, f) {
-			return set, InvalidParameter("format", fmt.Sprintf("%q is given twice", f))
-		}
-		set.Formats = append(set.Formats, f)
-	}
-	if len(set.Formats) == 0 {
-		set.Formats = []ScrapeFormat{content.HTML}
-		if opts.Schema != nil {
-			set.Formats = []ScrapeFormat{content.JSON}
+	for i, f := range opts.Format {
+		if slices.Contains(opts.Format[:i], f) {
+			return InvalidParameter("format", fmt.Sprintf("%q is given twice", f))
 		}
 	}
-	if opts.WaitTime < 0 || opts.WaitTime > MaxWaitTime {
-		return set, InvalidParameter("waitTime", "must be between 0 and 30 seconds")
+	schema := opts.ExtractionSchema
+	switch {
+	case opts.ExtractionMode == "default" && schema != nil:
+		return InvalidParameter("extractionSchema", "is used only with extractionMode cssSchema")
+	case opts.ExtractionMode == "cssSchema" && schema == nil:
+		return InvalidParameter("extractionSchema", "is required with extractionMode cssSchema")
 	}
-	if opts.Schema != nil {
-		if err := opts.Schema.Check(); err != nil {
-			var se *content.SchemaError
-			if errors.As(err, &se) {
-				return set, InvalidParameter("extractionSchema."+se.Field, se.Problem)
-			}
-			return set, InvalidParameter("extractionSchema", err.Error())
-		}
-		set.ExtractionMode = "cssSchema"
-		if !slices.Contains(set.Formats, content.JSON) {
-			return set, InvalidParameter("format", "must include json when extractionMode is cssSchema")
+	if len(opts.Format) == 0 {
+		opts.Format = ScrapeFormats{content.HTML}
+		if schema != nil {
+			opts.Format = ScrapeFormats{content.JSON}
 		}
 	}
-	return set, nil
+	if schema == nil {
+		return nil
+	}
+	if err := schema.Check(); err != nil {
+		var se *content.SchemaError
+		if errors.As(err, &se) {
+			return InvalidParameter("extractionSchema."+se.Field, se.Problem)
+		}
+		return InvalidParameter("extractionSchema", err.Error())
+	}
+	if !slices.Contains(opts.Format, content.JSON) {
+		return InvalidParameter("format", "must include json when extractionMode is cssSchema")
+	}
+	return nil
 }
 
 // WebScrape calls Client.WebScrape on the default client.

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// consentSelectors are the elements HideCookieBanners hides: the banners,
+// consentSelectors are the elements HideCookie hides: the banners,
 // dialogs and overlays of OneTrust, Cookiebot, Didomi, Quantcast Choice,
 // TrustArc, Usercentrics, CookieYes, Osano, Complianz and Termly.
 var consentSelectors = []string{

@@ -83,7 +83,7 @@ func (j *Job) emulate(ctx context.Context, v version) error {
 	if j.opts.Theme != "" {
 		features = append(features, &proto.EmulationMediaFeature{Name: "prefers-color-scheme", Value: string(j.opts.Theme)})
 	}
-	if j.opts.ReducedMotion {
+	if j.opts.DisableAnimations {
 		features = append(features, &proto.EmulationMediaFeature{Name: "prefers-reduced-motion", Value: "reduce"})
 	}
 	if len(features) > 0 {
@@ -91,7 +91,7 @@ func (j *Job) emulate(ctx context.Context, v version) error {
 			return err
 		}
 	}
-	if j.opts.TransparentBackground {
+	if j.opts.RemoveBackground {
 		transparent := &proto.DOMRGBA{R: 0, G: 0, B: 0, A: floatPtr(0)}
 		if err := (proto.EmulationSetDefaultBackgroundColorOverride{Color: transparent}).Call(page); err != nil {
 			return err

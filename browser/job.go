@@ -41,11 +41,13 @@ type JobOptions struct {
 	// Theme is the emulated prefers-color-scheme. If empty, the page's
 	// own choice.
 	Theme Theme
-	// ReducedMotion emulates prefers-reduced-motion: reduce.
-	ReducedMotion bool
-	// TransparentBackground makes the default page background
-	// transparent (PNG and WebP keep the alpha channel).
-	TransparentBackground bool
+	// DisableAnimations emulates prefers-reduced-motion: reduce, and
+	// before a screenshot finishes CSS animations and transitions and
+	// turns them off.
+	DisableAnimations bool
+	// RemoveBackground makes the default page background transparent
+	// (PNG and WebP keep the alpha channel).
+	RemoveBackground bool
 	// BlockAds refuses requests to the ad and tracker hosts IsAdHost
 	// knows (except the host the job loads).
 	BlockAds bool
@@ -460,12 +462,12 @@ func (s *pageState) wait(ctx context.Context, d time.Duration, cond func(*pageDa
 // LoadOptions shape Load. The zero value navigates and waits for the
 // page to load, nothing more.
 type LoadOptions struct {
-	// HideCookieBanners hides the common consent platforms' banners and
+	// HideCookie hides the common consent platforms' banners and
 	// restores page scrolling (the platforms are listed in consent.go).
-	HideCookieBanners bool
-	// WaitForChallenge waits, for a bounded time, for a known bot
+	HideCookie bool
+	// SkipCaptcha waits, for a bounded time, for a known bot
 	// challenge interstitial to clear by itself. It never solves one.
-	WaitForChallenge bool
+	SkipCaptcha bool
 	// Delay is waited after the page has loaded.
 	Delay time.Duration
 }
@@ -505,7 +507,7 @@ func (j *Job) Load(ctx context.Context, target string, opts LoadOptions) (*Visit
 		j.exempt.Store(&host)
 	}
 	page := j.page.Context(ctx)
-	if opts.HideCookieBanners {
+	if opts.HideCookie {
 		if _, err := (proto.PageAddScriptToEvaluateOnNewDocument{Source: consentScript}).Call(page); err != nil {
 			return nil, j.fail(ctx, "adding the consent style", err)
 		}
@@ -524,10 +526,10 @@ func (j *Job) Load(ctx context.Context, target string, opts LoadOptions) (*Visit
 	if v.ScriptsStopped, err = j.stopBusyScripts(ctx); err != nil {
 		return nil, err
 	}
-	if opts.WaitForChallenge && !v.ScriptsStopped {
+	if opts.SkipCaptcha && !v.ScriptsStopped {
 		v.Challenge, v.ChallengeCleared = j.waitChallenge(ctx)
 	}
-	if opts.HideCookieBanners {
+	if opts.HideCookie {
 		page.Eval(restoreScrollJS)
 	}
 	if opts.Delay > 0 {

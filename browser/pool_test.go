@@ -313,7 +313,7 @@ func TestChallengeWait(t *testing.T) {
 	real := e.site.page("/real", `<!doctype html><title>Welcome</title><body>`)
 	challenge := e.site.page("/challenge", `<!doctype html><title>Just a moment...</title>
 <body><div id="challenge-running"></div><script>setTimeout(() => location.replace('/real'), 2000)</script>`)
-	v, _, err := e.load(t, challenge, LoadOptions{WaitForChallenge: true})
+	v, _, err := e.load(t, challenge, LoadOptions{SkipCaptcha: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,14 +11,14 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 )
 
-// Format is an image format.
-type Format string
+// ImageType is a screenshot's image format.
+type ImageType string
 
-// The image formats; the empty Format is PNG.
+// The image types; the empty ImageType is PNG.
 const (
-	PNG  Format = "png"
-	JPEG Format = "jpeg"
-	WebP Format = "webp"
+	PNG  ImageType = "png"
+	JPEG ImageType = "jpeg"
+	WebP ImageType = "webp"
 )
 
 // Limits of a capture, in device pixels (CSS pixels times the scale).
@@ -56,8 +56,8 @@ func (e *SelectorError) Error() string {
 // ShotOptions shape a screenshot. The zero value is a PNG of the
 // viewport.
 type ShotOptions struct {
-	// Format is the image format. If empty, PNG.
-	Format Format
+	// Type is the image type. If empty, PNG.
+	Type ImageType
 	// Quality is the JPEG or WebP quality, 1–100. If zero,
 	// DefaultQuality. PNG ignores it.
 	Quality int
@@ -73,13 +73,10 @@ type ShotOptions struct {
 	// FallbackToFullPage captures the full page when Selector matches
 	// nothing, instead of failing with ErrNoElement.
 	FallbackToFullPage bool
-	// ResizeViewport takes captures taller than the viewport by resizing
-	// the viewport to them (the page lays out again) instead of
-	// capturing beyond it.
-	ResizeViewport bool
-	// FreezeAnimations finishes CSS animations and transitions and
-	// turns them off before the capture.
-	FreezeAnimations bool
+	// CaptureBeyondViewport captures an area taller than the viewport
+	// beyond it; if false, the viewport is resized to the area (the page
+	// lays out again) for the capture.
+	CaptureBeyondViewport bool
 	// HighlightLinks outlines every link.
 	HighlightLinks bool
 	// Timestamp, if set, is shown in a corner of the capture
@@ -111,8 +108,8 @@ type area struct {
 // *SelectorError, ErrCrashed, or a *StepError.
 func (j *Job) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 	page := j.page.Context(ctx)
-	if o.FreezeAnimations || o.HighlightLinks {
-		if _, err := page.Eval(decorateJS, o.FreezeAnimations, o.HighlightLinks); err != nil {
+	if j.opts.DisableAnimations || o.HighlightLinks {
+		if _, err := page.Eval(decorateJS, j.opts.DisableAnimations, o.HighlightLinks); err != nil {
 			return nil, j.fail(ctx, "styling the page", err)
 		}
 	}
@@ -156,9 +153,9 @@ func (j *Job) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 		}
 	}
 	req := proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng, FromSurface: true}
-	switch o.Format {
+	switch o.Type {
 	case JPEG, WebP:
-		req.Format = proto.PageCaptureScreenshotFormat(o.Format)
+		req.Format = proto.PageCaptureScreenshotFormat(o.Type)
 		q := o.Quality
 		if q <= 0 {
 			q = DefaultQuality
@@ -166,7 +163,7 @@ func (j *Job) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 		req.Quality = intPtr(q)
 	}
 	switch {
-	case a != nil && o.ResizeViewport && a.X == 0 && a.Y == 0:
+	case a != nil && !o.CaptureBeyondViewport && a.X == 0 && a.Y == 0:
 		if err := j.setViewport(ctx, int(a.Height)); err != nil {
 			return nil, j.fail(ctx, "resizing the viewport", err)
 		}

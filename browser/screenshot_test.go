@@ -67,8 +67,8 @@ func TestScreenshots(t *testing.T) {
 	tall := e.site.page("/tall", tallPage)
 
 	t.Run("formats", func(t *testing.T) {
-		for _, f := range []Format{PNG, JPEG, WebP} {
-			shot := e.mustShoot(t, tall, JobOptions{}, LoadOptions{}, ShotOptions{Format: f, Quality: 80})
+		for _, f := range []ImageType{PNG, JPEG, WebP} {
+			shot := e.mustShoot(t, tall, JobOptions{}, LoadOptions{}, ShotOptions{Type: f, Quality: 80})
 			img := decode(t, shot.Data, string(f))
 			wantSize(t, img, 1366, 768)
 			if px := img.At(10, 10); !near(px, green) {
@@ -79,7 +79,7 @@ func TestScreenshots(t *testing.T) {
 
 	t.Run("full page is taller than the viewport", func(t *testing.T) {
 		for _, resize := range []bool{false, true} {
-			shot := e.mustShoot(t, tall, JobOptions{}, LoadOptions{}, ShotOptions{FullPage: true, ResizeViewport: resize})
+			shot := e.mustShoot(t, tall, JobOptions{}, LoadOptions{}, ShotOptions{FullPage: true, CaptureBeyondViewport: !resize})
 			img := decode(t, shot.Data, "png")
 			wantSize(t, img, 1366, 3000)
 			if px := img.At(200, 600); !near(px, red) {
@@ -157,7 +157,7 @@ body { background: #fff } @media (prefers-color-scheme: dark) { body { backgroun
 
 	t.Run("transparent background", func(t *testing.T) {
 		bare := e.site.page("/bare", `<!doctype html><body><p>text</p></body>`)
-		shot := e.mustShoot(t, bare, JobOptions{TransparentBackground: true}, LoadOptions{}, ShotOptions{})
+		shot := e.mustShoot(t, bare, JobOptions{RemoveBackground: true}, LoadOptions{}, ShotOptions{})
 		if _, _, _, a := decode(t, shot.Data, "png").At(600, 600).RGBA(); a != 0 {
 			t.Errorf("alpha is %d, want 0", a)
 		}
@@ -176,7 +176,7 @@ body { background: #fff } @media (prefers-color-scheme: dark) { body { backgroun
 		ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 		defer cancel()
 		err := e.pool.Do(ctx, JobOptions{}, func(ctx context.Context, j *Job) error {
-			if _, err := j.Load(ctx, banner, LoadOptions{HideCookieBanners: true}); err != nil {
+			if _, err := j.Load(ctx, banner, LoadOptions{HideCookie: true}); err != nil {
 				return err
 			}
 			shot, err := j.Screenshot(ctx, ShotOptions{})
@@ -268,7 +268,7 @@ body { background: #fff } @media (prefers-color-scheme: dark) { body { backgroun
 		anim := e.site.page("/anim", `<!doctype html><style>
 @keyframes fade { from { background: #f00 } to { background: #00f } }
 body { margin: 0; height: 100vh; animation: fade 100s linear forwards }</style><body>`)
-		frozen := decode(t, e.mustShoot(t, anim, JobOptions{}, LoadOptions{}, ShotOptions{FreezeAnimations: true}).Data, "png")
+		frozen := decode(t, e.mustShoot(t, anim, JobOptions{DisableAnimations: true}, LoadOptions{}, ShotOptions{}).Data, "png")
 		if px := frozen.At(50, 50); !near(px, blue) {
 			t.Errorf("frozen animation shows %v, want its end state (blue)", px)
 		}
@@ -322,10 +322,10 @@ func TestScreenshotOfABusyPage(t *testing.T) {
 	defer cancel()
 	err := e.pool.Do(ctx, JobOptions{Timeout: 6 * time.Second}, func(ctx context.Context, j *Job) error {
 		var err error
-		if v, err = j.Load(ctx, busy, LoadOptions{WaitForChallenge: true}); err != nil {
+		if v, err = j.Load(ctx, busy, LoadOptions{SkipCaptcha: true}); err != nil {
 			return err
 		}
-		if shot, err = j.Screenshot(ctx, ShotOptions{Format: PNG}); err != nil {
+		if shot, err = j.Screenshot(ctx, ShotOptions{Type: PNG}); err != nil {
 			return err
 		}
 		html, err = j.HTML(ctx, 1<<20)

@@ -290,7 +290,7 @@ func pageFlags(fs *flag.FlagSet, o *sitediag.PageOptions) {
 	fs.StringVar(&o.Device, "device", "", "emulated device: desktop, mobile, tablet (default desktop)")
 	fs.StringVar(&o.ProxyCountry, "proxy-country", "", "go through the configured proxy of this country")
 	toggle(fs, &o.BlockAds, "block-ads", "block ad and tracker hosts")
-	toggle(fs, &o.HideCookieBanners, "hide-cookie", "hide cookie banners")
+	toggle(fs, &o.HideCookie, "hide-cookie", "hide cookie banners")
 	toggle(fs, &o.SkipCaptcha, "skip-captcha", "wait for bot challenges to clear")
 }
 
