@@ -221,7 +221,7 @@ func TestBrandCache(t *testing.T) {
 	if err != nil || !hit.Cached || !hit.LastUpdated.Equal(first.LastUpdated) || hit.Record.Name != "Ledgerly" || sites.loadsOf("light-saas") != 1 {
 		t.Errorf("hit: %+v, %v", hit, err)
 	}
-	refreshed, err := c.Brand(ctx, target, sitediag.BrandOptions{Refresh: true})
+	refreshed, err := c.Brand(ctx, target, sitediag.BrandOptions{Refresh: sitediag.On})
 	if err != nil || refreshed.Cached || !refreshed.RefreshRequested || sites.loadsOf("light-saas") != 2 {
 		t.Errorf("refresh: %+v, %v", refreshed, err)
 	}

@@ -19,7 +19,7 @@ func ExampleClient_MTR() {
 		log.Fatal(err)
 	}
 	defer c.Close()
-	res, err := c.MTR(context.Background(), "10.0.0.1", sitediag.MTROptions{Count: 3, NoLookup: true})
+	res, err := c.MTR(context.Background(), "10.0.0.1", sitediag.MTROptions{Count: 3, NoLookup: sitediag.On})
 	var e *sitediag.Error
 	switch {
 	case errors.Is(err, sitediag.ErrTargetNotAllowed):

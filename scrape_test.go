@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/browser"
@@ -100,7 +99,8 @@ func TestMetaScrapeWithoutBrowser(t *testing.T) {
 	if res.Metadata.Title != "Council approves new cycle lanes for city centre" || res.Metadata.Author != "Priya Natarajan" {
 		t.Errorf("metadata: %+v", res.Metadata)
 	}
-	want := sitediag.MetaScrapeSettings{PageSettings: sitediag.PageSettings{Device: "desktop", BlockAds: true, Timeout: 60}, Format: "json"}
+	want := sitediag.MetaScrapeOptions{PageOptions: sitediag.PageOptions{Device: "desktop", BlockAds: sitediag.On,
+		HideCookie: sitediag.Off, SkipCaptcha: sitediag.Off, Timeout: 60}, RenderJS: sitediag.Off, Format: "json", FileOutput: sitediag.Off}
 	if res.Settings != want || res.URL != site.URL+"/moved" || res.RedirectedURL != site.URL+"/news-article.html" || res.Markdown != "" {
 		t.Errorf("settings %+v, visit %+v", res.Settings, res.PageVisit)
 	}
@@ -154,12 +154,12 @@ func TestWebScrapeWithoutBrowser(t *testing.T) {
 	c := loopbackClient(t)
 	ctx := context.Background()
 	res, err := c.WebScrape(ctx, site.URL+"/news-article.html", sitediag.WebScrapeOptions{
-		RenderJS: sitediag.Off, Formats: []sitediag.ScrapeFormat{"text-llm", "Markdown", "json"},
+		RenderJS: sitediag.Off, Format: sitediag.ScrapeFormats{"text-llm", "Markdown", "json"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := res.Settings.Formats; len(got) != 3 || got[1] != "markdown" || res.Settings.ExtractionMode != "default" {
+	if got := res.Settings.Format; len(got) != 3 || got[1] != "markdown" || res.Settings.ExtractionMode != "default" {
 		t.Errorf("settings: %+v", res.Settings)
 	}
 	text, _ := res.Content["text-llm"].(string)
@@ -177,7 +177,7 @@ func TestWebScrapeWithoutBrowser(t *testing.T) {
 
 	schema := &sitediag.ExtractionSchema{Name: "stoves", BaseSelector: "li.product",
 		Fields: []content.Field{{Name: "name", Selector: ".name"}, {Name: "price", Selector: ".price"}}}
-	res, err = c.WebScrape(ctx, site.URL+"/category-listing.html", sitediag.WebScrapeOptions{RenderJS: sitediag.Off, Schema: schema})
+	res, err = c.WebScrape(ctx, site.URL+"/category-listing.html", sitediag.WebScrapeOptions{RenderJS: sitediag.Off, ExtractionMode: "cssSchema", ExtractionSchema: schema})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,13 +192,13 @@ func TestWebScrapeWithoutBrowser(t *testing.T) {
 		opts sitediag.WebScrapeOptions
 		code sitediag.Code
 	}{
-		{"four formats", site.URL, sitediag.WebScrapeOptions{Formats: []sitediag.ScrapeFormat{"html", "text", "json", "markdown"}}, sitediag.CodeInvalidParameters},
-		{"unknown format", site.URL, sitediag.WebScrapeOptions{Formats: []sitediag.ScrapeFormat{"pdf"}}, sitediag.CodeInvalidParameters},
-		{"twice", site.URL, sitediag.WebScrapeOptions{Formats: []sitediag.ScrapeFormat{"html", "HTML"}}, sitediag.CodeInvalidParameters},
-		{"wait too long", site.URL, sitediag.WebScrapeOptions{WaitTime: 31 * time.Second}, sitediag.CodeInvalidParameters},
-		{"bad schema", site.URL, sitediag.WebScrapeOptions{Schema: &sitediag.ExtractionSchema{BaseSelector: "li"}}, sitediag.CodeInvalidParameters},
-		{"schema without json", site.URL, sitediag.WebScrapeOptions{Formats: []sitediag.ScrapeFormat{"html"}, Schema: schema}, sitediag.CodeInvalidParameters},
-		{"no main content", site.URL + "/empty", sitediag.WebScrapeOptions{Formats: []sitediag.ScrapeFormat{"text-llm"}}, sitediag.CodeCrawlFailed},
+		{"four formats", site.URL, sitediag.WebScrapeOptions{Format: sitediag.ScrapeFormats{"html", "text", "json", "markdown"}}, sitediag.CodeInvalidParameters},
+		{"unknown format", site.URL, sitediag.WebScrapeOptions{Format: sitediag.ScrapeFormats{"pdf"}}, sitediag.CodeInvalidParameters},
+		{"twice", site.URL, sitediag.WebScrapeOptions{Format: sitediag.ScrapeFormats{"html", "HTML"}}, sitediag.CodeInvalidParameters},
+		{"wait too long", site.URL, sitediag.WebScrapeOptions{WaitTime: 31}, sitediag.CodeInvalidParameters},
+		{"bad schema", site.URL, sitediag.WebScrapeOptions{ExtractionMode: "cssSchema", ExtractionSchema: &sitediag.ExtractionSchema{BaseSelector: "li"}}, sitediag.CodeInvalidParameters},
+		{"schema without json", site.URL, sitediag.WebScrapeOptions{Format: sitediag.ScrapeFormats{"html"}, ExtractionMode: "cssSchema", ExtractionSchema: schema}, sitediag.CodeInvalidParameters},
+		{"no main content", site.URL + "/empty", sitediag.WebScrapeOptions{Format: sitediag.ScrapeFormats{"text-llm"}}, sitediag.CodeCrawlFailed},
 		{"refused port", closedURL(t), sitediag.WebScrapeOptions{}, sitediag.CodeUnableToConnect},
 		{"metadata address", "http://169.254.169.254/", sitediag.WebScrapeOptions{}, sitediag.CodeTargetNotAllowed},
 	} {
@@ -231,11 +231,11 @@ func TestContentRendered(t *testing.T) {
 	}
 	m := res.Metadata
 	if m.Title != "Ten days in the Dolomites: a hut-to-hut route" || m.Author != "Lena Hofer" || m.Date != "2025-08-02T07:30:00Z" ||
-		m.Image != "https://cdn.orbit.example/trips/dolomites.jpg" || !res.Settings.RenderJS {
+		m.Image != "https://cdn.orbit.example/trips/dolomites.jpg" || res.Settings.RenderJS != sitediag.On {
 		t.Errorf("rendered metadata: %+v", m)
 	}
 
-	ws, err := c.WebScrape(ctx, site.URL+"/late", sitediag.WebScrapeOptions{WaitFor: "p.late", Formats: []sitediag.ScrapeFormat{"text-llm"}})
+	ws, err := c.WebScrape(ctx, site.URL+"/late", sitediag.WebScrapeOptions{WaitFor: "p.late", Format: sitediag.ScrapeFormats{"text-llm"}})
 	if err != nil {
 		t.Fatal(err)
 	}

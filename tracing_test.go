@@ -125,7 +125,7 @@ func TestTracingHTTPOperation(t *testing.T) {
 				t.Errorf("%s: got parent %s, want a root span", op.Name(), op.Parent().SpanID())
 			}
 			wantAttr(t, op, "sitediag.target", target)
-			wantAttr(t, op, "sitediag.option.follow_redirect", "false")
+			wantAttr(t, op, "sitediag.option.followRedirect", "false")
 			if op.Status().Code == codes.Error {
 				t.Errorf("%s: got status %+v, want no error", op.Name(), op.Status())
 			}

@@ -113,3 +113,53 @@ func jsonType(kind reflect.Kind) string {
 	}
 	return "a value of the documented type"
 }
+
+// request is an operation's body: the url and the operation's options,
+// whose members are the body's other members.
+type request[O any] struct {
+	URL     string
+	Options O
+}
+
+// UnmarshalJSON reads url (matched in any case, as encoding/json
+// matches members) and decodes the other members into the options
+// strictly: an unknown member is an error.
+func (r *request[O]) UnmarshalJSON(b []byte) error {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(b, &members); err != nil {
+		return err
+	}
+	for name, v := range members {
+		if !strings.EqualFold(name, "url") {
+			continue
+		}
+		if err := json.Unmarshal(v, &r.URL); err != nil {
+			return &json.UnmarshalTypeError{Value: jsonValueKind(v), Type: reflect.TypeFor[string](), Field: "url"}
+		}
+		delete(members, name)
+	}
+	rest, err := json.Marshal(members)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(rest))
+	dec.DisallowUnknownFields()
+	return dec.Decode(&r.Options)
+}
+
+// jsonValueKind names the kind of a JSON value for a type error.
+func jsonValueKind(b []byte) string {
+	switch b = bytes.TrimSpace(b); {
+	case len(b) == 0:
+		return "value"
+	case b[0] == '"':
+		return "string"
+	case b[0] == '{':
+		return "object"
+	case b[0] == '[':
+		return "array"
+	case b[0] == 't' || b[0] == 'f':
+		return "bool"
+	}
+	return "number"
+}

@@ -11,21 +11,21 @@ import (
 
 // requestTypes are a fresh value of every operation's request body.
 var requestTypes = []func() any{
-	func() any { return new(requestBody) },
-	func() any { return new(redirectCheckRequest) },
-	func() any { return new(dnsRecordRequest) },
-	func() any { return new(dnssecRequest) },
-	func() any { return new(openPortRequest) },
-	func() any { return new(pingRequest) },
-	func() any { return new(mtrRequest) },
-	func() any { return new(tlsScanRequest) },
-	func() any { return new(screenshotRequest) },
-	func() any { return new(url2PDFRequest) },
-	func() any { return new(metaScrapeRequest) },
-	func() any { return new(webScrapeRequest) },
-	func() any { return new(mixedContentRequest) },
-	func() any { return new(lighthouseRequest) },
-	func() any { return new(brandRequest) },
+	func() any { return new(request[sitediag.UpOptions]) },
+	func() any { return new(request[sitediag.RedirectCheckOptions]) },
+	func() any { return new(request[sitediag.DNSRecordsOptions]) },
+	func() any { return new(request[sitediag.DNSSECOptions]) },
+	func() any { return new(request[sitediag.OpenPortOptions]) },
+	func() any { return new(request[sitediag.PingOptions]) },
+	func() any { return new(request[sitediag.MTROptions]) },
+	func() any { return new(request[sitediag.TLSScanOptions]) },
+	func() any { return new(request[sitediag.ScreenshotOptions]) },
+	func() any { return new(request[sitediag.URL2PDFOptions]) },
+	func() any { return new(request[sitediag.MetaScrapeOptions]) },
+	func() any { return new(request[sitediag.WebScrapeOptions]) },
+	func() any { return new(request[sitediag.MixedContentOptions]) },
+	func() any { return new(request[sitediag.LighthouseOptions]) },
+	func() any { return new(request[sitediag.BrandOptions]) },
 }
 
 // FuzzDecode feeds arbitrary bodies to the request decoding of every

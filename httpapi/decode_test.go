@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"github.com/sitediag/sitediag"
+
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -14,15 +16,15 @@ func TestDecodeTypeErrors(t *testing.T) {
 		v    any
 		want string
 	}{
-		{`{"count": 1.5}`, new(pingRequest), "count: must be an integer, not number 1.5"},
-		{`{"count": "4"}`, new(pingRequest), "count: must be an integer, not string"},
-		{`{"url": 5}`, new(pingRequest), "url: must be a string, not number"},
-		{`{"scale": "1"}`, new(url2PDFRequest), "scale: must be a number, not string"},
-		{`{"margin": {"top": true}}`, new(url2PDFRequest), "margin.top: must be a number, not bool"},
-		{`{"types": "A"}`, new(dnsRecordRequest), "types: must be an array, not string"},
-		{`{"followRedirect": 1}`, new(requestBody), "followRedirect: must be a boolean, not number"},
-		{`{"blockAds": "no"}`, new(screenshotRequest), "blockAds: must be a boolean, not string"},
-		{`{"hideCookie": {}}`, new(url2PDFRequest), "hideCookie: must be a boolean, not object"},
+		{`{"count": 1.5}`, new(request[sitediag.PingOptions]), "count: must be an integer, not number 1.5"},
+		{`{"count": "4"}`, new(request[sitediag.PingOptions]), "count: must be an integer, not string"},
+		{`{"url": 5}`, new(request[sitediag.PingOptions]), "url: must be a string, not number"},
+		{`{"scale": "1"}`, new(request[sitediag.URL2PDFOptions]), "scale: must be a number, not string"},
+		{`{"margin": {"top": true}}`, new(request[sitediag.URL2PDFOptions]), "margin.top: must be a number, not bool"},
+		{`{"types": "A"}`, new(request[sitediag.DNSRecordsOptions]), "types: must be an array, not string"},
+		{`{"followRedirect": 1}`, new(request[sitediag.UpOptions]), "followRedirect: must be a boolean, not number"},
+		{`{"blockAds": "no"}`, new(request[sitediag.ScreenshotOptions]), "blockAds: must be a boolean, not string"},
+		{`{"hideCookie": {}}`, new(request[sitediag.URL2PDFOptions]), "hideCookie: must be a boolean, not object"},
 	} {
 		r := httptest.NewRequest("POST", "/", strings.NewReader(tc.body))
 		r.Header.Set("Content-Type", "application/json")
@@ -41,12 +43,12 @@ func TestDecodeRefusesDuplicateMembers(t *testing.T) {
 		v    any
 		want string // "" when the body is accepted
 	}{
-		{`{"url":"https://a.example/","url":"https://b.example/"}`, new(pingRequest), "url: appears more than once"},
-		{`{"url":"https://a.example/","URL":"https://b.example/"}`, new(pingRequest), "URL: appears more than once"},
-		{`{"margin":{"top":1,"top":2}}`, new(url2PDFRequest), "margin.top: appears more than once"},
-		{`{"types":["A","MX"],"url":"a.example","types":["TXT"]}`, new(dnsRecordRequest), "types: appears more than once"},
-		{`{"margin":{"top":1},"url":"https://a.example/"}`, new(url2PDFRequest), ""},
-		{`{"types":["A","A2"],"url":"a.example"}`, new(dnsRecordRequest), ""},
+		{`{"url":"https://a.example/","url":"https://b.example/"}`, new(request[sitediag.PingOptions]), "url: appears more than once"},
+		{`{"url":"https://a.example/","URL":"https://b.example/"}`, new(request[sitediag.PingOptions]), "URL: appears more than once"},
+		{`{"margin":{"top":1,"top":2}}`, new(request[sitediag.URL2PDFOptions]), "margin.top: appears more than once"},
+		{`{"types":["A","MX"],"url":"a.example","types":["TXT"]}`, new(request[sitediag.DNSRecordsOptions]), "types: appears more than once"},
+		{`{"margin":{"top":1},"url":"https://a.example/"}`, new(request[sitediag.URL2PDFOptions]), ""},
+		{`{"types":["A","A2"],"url":"a.example"}`, new(request[sitediag.DNSRecordsOptions]), ""},
 	} {
 		r := httptest.NewRequest("POST", "/", strings.NewReader(tc.body))
 		r.Header.Set("Content-Type", "application/json")

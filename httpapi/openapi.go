@@ -62,9 +62,9 @@ var customSchemas = schemaFor{
 	typeOf[sitediag.Toggle](): func(*schemaSet) *schema {
 		return &schema{Type: []string{"boolean", "null"}, Description: "null or absent means the operation's default"}
 	},
-	typeOf[formatList](): func(s *schemaSet) *schema {
+	typeOf[sitediag.ScrapeFormats](): func(s *schemaSet) *schema {
 		format := &schema{Type: "string", Enum: scrapeFormats()}
-		return &schema{AnyOf: []*schema{format, {Type: "array", Items: format, UniqueItems: true, MaxItems: ptr(sitediag.MaxFormats)}}}
+		return &schema{AnyOf: []*schema{format, {Type: "array", Items: format, UniqueItems: true, MaxItems: ptr(3)}}}
 	},
 	typeOf[dns.Records](): func(s *schemaSet) *schema {
 		props := map[string]*schema{}

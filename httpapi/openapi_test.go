@@ -85,61 +85,6 @@ func TestOpenAPIDescription(t *testing.T) {
 	}
 }
 
-// TestOpenAPIBoundsAreTheLibrarys keeps the description's ranges and
-// defaults in step with the constants the library checks against.
-func TestOpenAPIBoundsAreTheLibrarys(t *testing.T) {
-	api := apitest.New(t, apitest.Options{})
-	doc, _ := description(t, api)
-	property := func(path, name string) *openapi3.Schema {
-		t.Helper()
-		body := doc.Paths.Value(path).Post.RequestBody.Value.Content.Get("application/json").Schema.Value
-		p := body.Properties[name]
-		if p == nil {
-			t.Fatalf("POST %s has no member %s", path, name)
-		}
-		if len(p.Value.AnyOf) > 0 { // "zero" options: the range or 0
-			return p.Value.AnyOf[0].Value
-		}
-		return p.Value
-	}
-	cases := []struct {
-		path, name string
-		min, max   float64
-	}{
-		{"/screenshot", "viewportWidth", sitediag.MinViewportWidth, sitediag.MaxViewportWidth},
-		{"/screenshot", "viewportHeight", sitediag.MinViewportHeight, sitediag.MaxViewportHeight},
-		{"/screenshot", "pageHeight", sitediag.MinPageHeight, sitediag.MaxPageHeight},
-		{"/screenshot", "quality", sitediag.MinQuality, sitediag.MaxQuality},
-		{"/screenshot", "scaleFactor", sitediag.MinScaleFactor, sitediag.MaxScaleFactor},
-		{"/screenshot", "delay", 0, sitediag.MaxDelay.Seconds()},
-		{"/screenshot", "timeout", sitediag.MinPageTimeout.Seconds(), 0},
-		{"/web-scraping", "waitTime", 0, sitediag.MaxWaitTime.Seconds()},
-		{"/tlsscan", "probeTimeout", 0, sitediag.MaxProbeTimeout.Seconds()},
-		{"/ping", "count", 1, sitediag.MaxPingCount},
-		{"/mtr", "count", 1, sitediag.MaxMTRCount},
-		{"/mtr", "maxHops", 1, sitediag.MaxMTRHops},
-	}
-	for _, c := range cases {
-		p := property(c.path, c.name)
-		if p.Min == nil || *p.Min != c.min || (c.max != 0 && (p.Max == nil || *p.Max != c.max)) {
-			t.Errorf("%s %s: range %v–%v, want %v–%v", c.path, c.name, deref(p.Min), deref(p.Max), c.min, c.max)
-		}
-	}
-	if d := property("/openport", "topPorts").Default; d != float64(sitediag.DefaultTopPorts) {
-		t.Errorf("topPorts default %v, want %d", d, sitediag.DefaultTopPorts)
-	}
-	if d := property("/url2pdf", "scale").Default; d != 1.0 {
-		t.Errorf("scale default %v, want 1", d)
-	}
-}
-
-func deref(p *float64) any {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
-
 // TestOpenAPILint lints the description with Redocly CLI, pinned in
 // tools/redocly (installed by make test): no error and no warning.
 func TestOpenAPILint(t *testing.T) {

@@ -71,7 +71,7 @@ func main() {
 	for _, site := range strings.Split(*list, ",") {
 		srv := httptest.NewServer(http.FileServer(http.Dir("testdata/brand/" + site)))
 		start := time.Now()
-		res, err := c.Brand(ctx, srv.URL+"/", sitediag.BrandOptions{Refresh: true})
+		res, err := c.Brand(ctx, srv.URL+"/", sitediag.BrandOptions{Refresh: sitediag.On})
 		if err != nil {
 			log.Fatalf("%s: %v", site, err)
 		}

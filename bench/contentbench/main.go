@@ -101,7 +101,7 @@ func main() {
 			ours[p] = map[string]string{"title": m.Title, "description": m.Description, "image": m.Image, "author": m.Author,
 				"date": firstOf(m.DateModified, m.Date), "publisher": m.Publisher, "lang": m.Lang, "url": m.URL}
 		}
-		ws, err := c.WebScrape(ctx, base+"/"+p, sitediag.WebScrapeOptions{RenderJS: sitediag.Off, Formats: []sitediag.ScrapeFormat{"text-llm"}})
+		ws, err := c.WebScrape(ctx, base+"/"+p, sitediag.WebScrapeOptions{RenderJS: sitediag.Off, Format: sitediag.ScrapeFormats{"text-llm"}})
 		if err == nil {
 			texts[p], _ = ws.Content["text-llm"].(string)
 		}

@@ -53,7 +53,7 @@ func main() {
 		fmt.Println(strings.Join(s, ","))
 	case "mtr":
 		c := client(*target, *allow)
-		res, err := c.MTR(context.Background(), *target, sitediag.MTROptions{Count: *count, NoLookup: true})
+		res, err := c.MTR(context.Background(), *target, sitediag.MTROptions{Count: *count, NoLookup: sitediag.On})
 		if err != nil {
 			log.Fatal(err)
 		}
