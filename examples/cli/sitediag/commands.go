@@ -4,315 +4,361 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/sitediag/sitediag"
 )
 
-type runFunc = func(ctx context.Context, c *sitediag.Client, args []string) (*outcome, error)
+// command is one subcommand: an operation of the library, its options
+// as flags, and how its result reads in a terminal.
+type command struct {
+	name, target, help string
+	// options returns a fresh options value, for its flags, and the run
+	// of the operation with it.
+	options func() (opts any, run runFunc)
+}
 
-// op adapts an operation that takes one target and an options value.
-func op[O, R any](fill func(fs *flag.FlagSet, o *O), call func(*sitediag.Client, context.Context, string, O) (*R, error),
-	show func(r *R, args []string) *outcome) func(fs *flag.FlagSet) runFunc {
-	return func(fs *flag.FlagSet) runFunc {
-		var o O
-		if fill != nil {
-			fill(fs, &o)
-		}
-		return func(ctx context.Context, c *sitediag.Client, args []string) (*outcome, error) {
-			r, err := call(c, ctx, withScheme(args[0]), o)
+// runFunc runs an operation on one target.
+type runFunc func(ctx context.Context, c *sitediag.Client, target string, out *output) (*outcome, error)
+
+// outcome is what a run found: the result (the JSON's data), the
+// settings it ran with (meta), its table and its findings.
+type outcome struct {
+	data     any
+	meta     any
+	table    func(w io.Writer)
+	findings []string
+	// files are the files written (screenshots, PDFs, reports).
+	files []string
+}
+
+// op makes a command's options of an operation's: the flags fill an O,
+// and show reads the result R.
+func op[O, R any](call func(*sitediag.Client, context.Context, string, O) (*R, error),
+	show func(r *R, a *artifacts) *outcome) func() (any, runFunc) {
+	return func() (any, runFunc) {
+		opts := new(O)
+		return opts, func(ctx context.Context, c *sitediag.Client, target string, out *output) (*outcome, error) {
+			r, err := call(c, ctx, target, *opts)
 			if err != nil {
 				return nil, err
 			}
-			return show(r, args), nil
-		}
-	}
-}
-
-// withScheme makes a bare host (example.com, example.com:8443/path) an
-// https URL; a URL is kept as it is.
-func withScheme(target string) string {
-	if strings.Contains(target, "://") {
-		return target
-	}
-	return "https://" + target
-}
-
-// fields prints the top-level members of v's JSON, nested values as
-// compact JSON: the table of results without a table of their own.
-func fields(v any) func(w io.Writer) {
-	return func(w io.Writer) {
-		b, _ := json.Marshal(v)
-		var m map[string]json.RawMessage
-		if json.Unmarshal(b, &m) != nil {
-			fmt.Fprintln(w, string(b))
-			return
-		}
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			var s string
-			if json.Unmarshal(m[k], &s) != nil {
-				var buf bytes.Buffer
-				json.Compact(&buf, m[k])
-				s = buf.String()
+			a := &artifacts{dir: out.dir, target: target}
+			o := show(r, a)
+			if a.err != nil {
+				return nil, a.err
 			}
-			fmt.Fprintf(w, "%s\t%s\n", k, s)
+			if o.data == nil {
+				o.data = r
+			}
+			o.meta, o.files = settingsOf(r), a.files
+			return o, nil
 		}
 	}
 }
 
-func commands() map[string]*command {
-	list := []*command{
-		{name: "up", args: "<url>", help: "is the site up (status of the final response)", minArgs: 1, maxArgs: 1,
-			flags: op(func(fs *flag.FlagSet, o *sitediag.UpOptions) { requestFlags(fs, &o.RequestOptions) }, (*sitediag.Client).Up,
-				func(r *sitediag.UpResult, _ []string) *outcome {
-					out := &outcome{value: r, table: func(w io.Writer) {
-						fmt.Fprintf(w, "host\t%s\nreachable\t%s\nstatus\t%d %s\n", r.Host, yesNo(r.Reachable), r.StatusCode, r.ReasonPhrase)
-					}}
-					if !r.Reachable {
-						out.findings = append(out.findings, "the site is down")
-					}
-					return out
-				})},
-		{name: "redirectcheck", args: "<url>", help: "every response of the redirect chain", minArgs: 1, maxArgs: 1,
-			flags: op(func(fs *flag.FlagSet, o *sitediag.RedirectCheckOptions) {
-				fs.StringVar(&o.ProxyCountry, "proxy-country", "", "go through the configured proxy of this country")
-			}, (*sitediag.Client).RedirectCheck, func(r *sitediag.RedirectCheckResult, _ []string) *outcome {
-				return &outcome{value: r.Hops, table: func(w io.Writer) {
-					fmt.Fprintln(w, "#\tSTATUS\tURL")
-					for i, h := range r.Hops {
-						fmt.Fprintf(w, "%d\t%d\t%s\n", i+1, h.Status, h.URL)
-					}
-				}}
-			})},
-		{name: "ttfb", args: "<url>", help: "time to first byte", minArgs: 1, maxArgs: 1,
-			flags: op(func(fs *flag.FlagSet, o *sitediag.TTFBOptions) { requestFlags(fs, &o.RequestOptions) }, (*sitediag.Client).TTFB,
-				func(r *sitediag.TTFBResult, _ []string) *outcome {
-					return &outcome{value: r, table: func(w io.Writer) { fmt.Fprintf(w, "ttfb\t%.1f ms\nurl\t%s\n", r.TTFB, r.RedirectedURL) }}
-				})},
-		{name: "loadtime", args: "<url>", help: "timings of a page load (dns, connect, tls, wait, download)", minArgs: 1, maxArgs: 1,
-			flags: op(func(fs *flag.FlagSet, o *sitediag.LoadTimeOptions) { requestFlags(fs, &o.RequestOptions) }, (*sitediag.Client).LoadTime,
-				func(r *sitediag.LoadTimeResult, _ []string) *outcome {
-					return &outcome{value: r, table: func(w io.Writer) {
-						t := r.Timings
-						fmt.Fprintln(w, "PHASE\tMS")
-						for _, p := range []struct {
-							n string
-							v float64
-						}{{"redirects", t.RedirectDuration}, {"dns", t.DNS}, {"connect", t.Connect}, {"tls", t.TLS}, {"send", t.Send}, {"wait", t.Wait}, {"download", t.Download}, {"total", t.Total}} {
-							fmt.Fprintf(w, "%s\t%.1f\n", p.n, p.v)
-						}
-						fmt.Fprintf(w, "status\t%d %s\n", r.StatusCode, r.ReasonPhrase)
-					}}
-				})},
-		{name: "httpheader", args: "<url>", help: "the response headers", minArgs: 1, maxArgs: 1,
-			flags: op(func(fs *flag.FlagSet, o *sitediag.HTTPHeaderOptions) { requestFlags(fs, &o.RequestOptions) }, (*sitediag.Client).HTTPHeader,
-				func(r *sitediag.HTTPHeaderResult, _ []string) *outcome {
-					return &outcome{value: r, table: func(w io.Writer) {
-						fmt.Fprintf(w, "status\t%d\n", r.StatusCode)
-						for _, h := range r.Headers {
-							fmt.Fprintf(w, "%s\t%s\n", h.Name, h.Value)
-						}
-					}}
-				})},
-		{name: "httpprotocol", args: "<url>", help: "which HTTP versions the site speaks", minArgs: 1, maxArgs: 1,
-			flags: op(func(fs *flag.FlagSet, o *sitediag.HTTPProtocolOptions) { requestFlags(fs, &o.RequestOptions) }, (*sitediag.Client).HTTPProtocol,
-				func(r *sitediag.HTTPProtocolResult, _ []string) *outcome {
-					return &outcome{value: r.ProtocolSupport, table: fields(r.ProtocolSupport)}
-				})},
-		{name: "brokenlink", args: "<url>", help: "the status of every link on the page", minArgs: 1, maxArgs: 1,
-			flags: op(func(fs *flag.FlagSet, o *sitediag.BrokenLinkOptions) { requestFlags(fs, &o.RequestOptions) }, (*sitediag.Client).BrokenLink,
-				func(r *sitediag.BrokenLinkResult, _ []string) *outcome {
-					out := &outcome{value: r, table: func(w io.Writer) {
-						fmt.Fprintln(w, "STATUS\tLINK")
-						for _, l := range r.Links {
-							fmt.Fprintf(w, "%d\t%s\n", l.Status, l.Link)
-						}
-						s := r.Summary
-						fmt.Fprintf(w, "total %d, successful %d, redirects %d, broken %d, server errors %d\n", s.Total, s.Successful, s.Redirects, s.Broken, s.ServerError)
-					}}
-					if n := r.Summary.Broken + r.Summary.ServerError; n > 0 {
-						out.findings = append(out.findings, fmt.Sprintf("%d broken link(s)", n))
-					}
-					return out
-				})},
-		{name: "dns", args: "<host> [TYPE…]", help: "DNS records (A AAAA CNAME MX CAA NS SOA SRV TXT; all when none given)", minArgs: 1, maxArgs: -1,
-			flags: func(fs *flag.FlagSet) runFunc {
-				return func(ctx context.Context, c *sitediag.Client, args []string) (*outcome, error) {
-					r, err := c.DNSRecords(ctx, args[0], sitediag.DNSRecordsOptions{Types: args[1:]})
-					if err != nil {
-						return nil, err
-					}
-					return &outcome{value: r, table: fields(r)}, nil
+// commands are the subcommands, by name.
+func commands() []*command {
+	return []*command{
+		{"up", "url", "is the site up (the status of the final response)", op((*sitediag.Client).Up, showUp)},
+		{"redirectcheck", "url", "every response of the redirect chain", op((*sitediag.Client).RedirectCheck, showRedirects)},
+		{"ttfb", "url", "time to first byte", op((*sitediag.Client).TTFB, func(r *sitediag.TTFBResult, _ *artifacts) *outcome {
+			return &outcome{table: func(w io.Writer) { fmt.Fprintf(w, "ttfb\t%.1f ms\nurl\t%s\n", r.TTFB, r.RedirectedURL) }}
+		})},
+		{"loadtime", "url", "timings of a page load (dns, connect, tls, wait, download)", op((*sitediag.Client).LoadTime, showLoadTime)},
+		{"httpheader", "url", "the response headers", op((*sitediag.Client).HTTPHeader, func(r *sitediag.HTTPHeaderResult, _ *artifacts) *outcome {
+			return &outcome{table: func(w io.Writer) {
+				fmt.Fprintf(w, "status\t%d\n", r.StatusCode)
+				for _, h := range r.Headers {
+					fmt.Fprintf(w, "%s\t%s\n", h.Name, h.Value)
 				}
-			}},
-		{name: "dnssec", args: "<host>", help: "whether the zone is signed and validates", minArgs: 1, maxArgs: 1,
-			flags: op(nil, (*sitediag.Client).DNSSEC, func(r *sitediag.DNSSECResult, _ []string) *outcome {
-				out := &outcome{value: r, table: func(w io.Writer) {
-					fmt.Fprintf(w, "zone\t%s\nenabled\t%s\nvalidation\t%s\nreason\t%s\n", r.Zone, yesNo(r.IsEnabled), r.Validation.Status, r.Validation.Reason)
-				}}
-				if r.Validation.Status == "bogus" {
-					out.findings = append(out.findings, "DNSSEC is bogus: "+r.Validation.Reason)
-				}
-				return out
-			})},
-		{name: "openport", args: "<host>", help: "open TCP ports", minArgs: 1, maxArgs: 1,
-			flags: op(func(fs *flag.FlagSet, o *sitediag.OpenPortOptions) {
-				fs.IntVar(&o.TopPorts, "top-ports", 0, "scan the N most common ports: 50, 100, 500, 1000, 5000 (default 100)")
-				fs.StringVar(&o.PortRanges, "ports", "", "ports to scan, such as 22,80,8000-8100")
-				fs.BoolVar(&o.DetectServices, "detect-services", false, "probe what answers on each open port")
-			}, (*sitediag.Client).OpenPort, func(r *sitediag.OpenPortResult, _ []string) *outcome {
-				return &outcome{value: r, table: func(w io.Writer) {
-					fmt.Fprintf(w, "ip\t%s\n", r.IP)
-					fmt.Fprintln(w, "PORT\tSTATE")
-					for _, p := range r.OpenPorts {
-						fmt.Fprintf(w, "%d\topen\n", p)
-					}
-				}}
-			})},
-		{name: "ping", args: "<host>", help: "ICMP echo round trips", minArgs: 1, maxArgs: 1,
-			flags: op(func(fs *flag.FlagSet, o *sitediag.PingOptions) {
-				fs.IntVar(&o.Count, "count", 0, "requests, 1-16 (default 4)")
-			}, (*sitediag.Client).Ping, func(r *sitediag.PingResult, _ []string) *outcome {
-				out := &outcome{value: r, table: fields(r)}
-				if r.Loss > 0 {
-					out.findings = append(out.findings, fmt.Sprintf("%.0f%% packet loss", r.Loss))
-				}
-				return out
-			})},
-		{name: "mtr", args: "<host>", help: "the network path, hop by hop", minArgs: 1, maxArgs: 1,
-			flags: op(func(fs *flag.FlagSet, o *sitediag.MTROptions) {
-				fs.IntVar(&o.Count, "count", 0, "rounds, 1-20 (default 5)")
-				fs.IntVar(&o.MaxHops, "max-hops", 0, "largest TTL, 1-64 (default 30)")
-			}, (*sitediag.Client).MTR, func(r *sitediag.MTRResult, _ []string) *outcome {
-				return &outcome{value: r, table: func(w io.Writer) {
-					for i, h := range r.Hops {
-						b, _ := json.Marshal(h)
-						fmt.Fprintf(w, "%d\t%s\n", i+1, b)
-					}
-				}}
-			})},
-		{name: "tlsscan", args: "<host[:port]>", help: "TLS versions, cipher suites, vulnerabilities and certificate", minArgs: 1, maxArgs: 1,
-			flags: op(func(fs *flag.FlagSet, o *sitediag.TLSScanOptions) {
-				fs.DurationVar(&o.ProbeTimeout, "probe-timeout", 0, "time each probe may take, up to 30s (default 5s)")
-			}, (*sitediag.Client).TLSScan, showTLS)},
-		{name: "screenshot", args: "<url>", help: "a screenshot of the rendered page (-o file)", minArgs: 1, maxArgs: 1,
-			flags: func(fs *flag.FlagSet) runFunc {
-				var o sitediag.ScreenshotOptions
-				pageFlags(fs, &o.PageOptions)
-				fs.StringVar(&o.Type, "type", "", "png, jpeg or webp (default png)")
-				fs.BoolVar(&o.FullPage, "full-page", false, "capture the whole page")
-				path := fs.String("o", "screenshot.png", "file to write")
-				return func(ctx context.Context, c *sitediag.Client, args []string) (*outcome, error) {
-					r, err := c.Screenshot(ctx, withScheme(args[0]), o)
-					if err != nil {
-						return nil, err
-					}
-					if _, err := writeFile(*path, bytes.NewReader(r.Image)); err != nil {
-						return nil, err
-					}
-					v := struct {
-						File string `json:"file"`
-						sitediag.PageVisit
-						Settings sitediag.ScreenshotSettings `json:"settings"`
-					}{*path, r.PageVisit, r.Settings}
-					return &outcome{value: v, table: func(w io.Writer) {
-						fmt.Fprintf(w, "file\t%s (%d bytes)\nurl\t%s\n", *path, len(r.Image), r.RedirectedURL)
-					}}, nil
-				}
-			}},
-		{name: "url2pdf", args: "<url>", help: "the rendered page as PDF (-o file)", minArgs: 1, maxArgs: 1,
-			flags: func(fs *flag.FlagSet) runFunc {
-				var o sitediag.URL2PDFOptions
-				pageFlags(fs, &o.PageOptions)
-				fs.StringVar(&o.Format, "format", "", "paper format, such as A4 or Letter")
-				path := fs.String("o", "page.pdf", "file to write")
-				return func(ctx context.Context, c *sitediag.Client, args []string) (*outcome, error) {
-					r, err := c.URL2PDF(ctx, withScheme(args[0]), o)
-					if err != nil {
-						return nil, err
-					}
-					defer r.Body.Close()
-					n, err := writeFile(*path, r.Body)
-					if err != nil {
-						return nil, err
-					}
-					return &outcome{value: map[string]any{"file": *path, "bytes": n}, table: func(w io.Writer) {
-						fmt.Fprintf(w, "file\t%s (%d bytes)\n", *path, n)
-					}}, nil
-				}
-			}},
-		{name: "mixedcontent", args: "<https-url>", help: "plain-HTTP resources of an HTTPS page", minArgs: 1, maxArgs: 1,
-			flags: op(func(fs *flag.FlagSet, o *sitediag.MixedContentOptions) {
-				pageFlags(fs, &o.PageOptions)
-				toggle(fs, &o.FollowRedirect, "follow-redirect", "follow redirects")
-			}, (*sitediag.Client).MixedContent, func(r *sitediag.MixedContentResult, _ []string) *outcome {
-				out := &outcome{value: r, table: func(w io.Writer) {
-					fmt.Fprintln(w, "TYPE\tACTIVE\tBLOCKED\tURL")
-					for _, i := range r.Items {
-						fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", i.Type, yesNo(i.Active), yesNo(i.Blocked), i.URL)
-					}
-				}}
-				if len(r.Items) > 0 {
-					out.findings = append(out.findings, fmt.Sprintf("%d mixed-content resource(s)", len(r.Items)))
-				}
-				return out
-			})},
-		{name: "lighthouse", args: "<url>", help: "a Lighthouse audit (-o report.html)", minArgs: 1, maxArgs: 1,
-			flags: func(fs *flag.FlagSet) runFunc {
-				var o sitediag.LighthouseOptions
-				fs.StringVar(&o.Device, "device", "", "desktop or mobile (default desktop)")
-				toggle(fs, &o.FollowRedirect, "follow-redirect", "follow redirects")
-				path := fs.String("o", "", "file for the HTML report (default none)")
-				return func(ctx context.Context, c *sitediag.Client, args []string) (*outcome, error) {
-					r, err := c.Lighthouse(ctx, withScheme(args[0]), o)
-					if err != nil {
-						return nil, err
-					}
-					if *path != "" {
-						if _, err := writeFile(*path, bytes.NewReader(r.HTMLReport)); err != nil {
-							return nil, err
-						}
-					}
-					return &outcome{value: r.Scores, table: fields(r.Scores)}, nil
-				}
-			}},
-		{name: "metascrape", args: "<url>", help: "the page's metadata", minArgs: 1, maxArgs: 1,
-			flags: op(func(fs *flag.FlagSet, o *sitediag.MetaScrapeOptions) {
-				pageFlags(fs, &o.PageOptions)
-				toggle(fs, &o.RenderJS, "render-js", "render the page in Chromium")
-			}, (*sitediag.Client).MetaScrape, func(r *sitediag.MetaScrapeResult, _ []string) *outcome {
-				return &outcome{value: r.Metadata, table: fields(r.Metadata)}
-			})},
-		{name: "webscrape", args: "<url>", help: "the page's content (markdown, text, …)", minArgs: 1, maxArgs: 1,
-			flags: op(func(fs *flag.FlagSet, o *sitediag.WebScrapeOptions) {
-				pageFlags(fs, &o.PageOptions)
-				toggle(fs, &o.RenderJS, "render-js", "render the page in Chromium")
-			}, (*sitediag.Client).WebScrape, func(r *sitediag.WebScrapeResult, _ []string) *outcome {
-				return &outcome{value: r.Content, table: fields(r.Content)}
-			})},
-		{name: "brand", args: "<domain>", help: "the brand record: colours, logos, fonts", minArgs: 1, maxArgs: 1,
-			flags: op(func(fs *flag.FlagSet, o *sitediag.BrandOptions) {
-				fs.BoolVar(&o.Refresh, "refresh", false, "ignore the cache")
-			}, (*sitediag.Client).Brand, func(r *sitediag.BrandResult, _ []string) *outcome {
-				return &outcome{value: r.Record, table: fields(r.Record)}
-			})},
+			}}
+		})},
+		{"httpprotocol", "url", "which HTTP versions the site speaks", op((*sitediag.Client).HTTPProtocol, showProtocols)},
+		{"brokenlink", "url", "the status of every link on the page", op((*sitediag.Client).BrokenLink, showBrokenLinks)},
+		{"dns", "host", "DNS records, a row each (--types A,MX; all nine by default)", op((*sitediag.Client).DNSRecords, showRecords)},
+		{"dnssec", "host", "whether the zone is signed and validates", op((*sitediag.Client).DNSSEC, showDNSSEC)},
+		{"openport", "host", "open TCP ports", op((*sitediag.Client).OpenPort, showPorts)},
+		{"ping", "host", "ICMP echo round trips", op((*sitediag.Client).Ping, showPing)},
+		{"mtr", "host", "the network path, hop by hop", op((*sitediag.Client).MTR, showMTR)},
+		{"tlsscan", "host[:port]", "TLS versions, cipher suites, vulnerabilities and certificate", op((*sitediag.Client).TLSScan, showTLS)},
+		{"screenshot", "url", "a screenshot of the rendered page, saved as <host>.<type>", op((*sitediag.Client).Screenshot, showScreenshot)},
+		{"url2pdf", "url", "the rendered page as PDF, saved as <host>.pdf", op((*sitediag.Client).URL2PDF, showPDF)},
+		{"mixedcontent", "https-url", "plain-HTTP resources of an HTTPS page", op((*sitediag.Client).MixedContent, showMixedContent)},
+		{"lighthouse", "url", "a Lighthouse audit; the report saved as <host>.html", op((*sitediag.Client).Lighthouse, showLighthouse)},
+		{"metascrape", "url", "the page's metadata", op((*sitediag.Client).MetaScrape, showMetadata)},
+		{"webscrape", "url", "the page's content (html, markdown, text, …), saved as <host>.<format>", op((*sitediag.Client).WebScrape, showContent)},
+		{"brand", "domain", "the brand record: colours, logos, fonts", op((*sitediag.Client).Brand, func(r *sitediag.BrandResult, _ *artifacts) *outcome {
+			return &outcome{data: r.Record, table: fields(r.Record)}
+		})},
 	}
-	m := map[string]*command{}
-	for _, c := range list {
-		m[c.name] = c
-	}
-	return m
 }
 
+func showUp(r *sitediag.UpResult, _ *artifacts) *outcome {
+	out := &outcome{table: func(w io.Writer) {
+		fmt.Fprintf(w, "host\t%s\nreachable\t%s\nstatus\t%d %s\n", r.Host, yesNo(r.Reachable), r.StatusCode, r.ReasonPhrase)
+	}}
+	switch {
+	case !r.Reachable:
+		out.findings = append(out.findings, "the site is down: "+r.ReasonPhrase)
+	case r.StatusCode >= 400:
+		out.findings = append(out.findings, fmt.Sprintf("the site answers HTTP %d %s", r.StatusCode, r.ReasonPhrase))
+	}
+	return out
+}
+
+func showRedirects(r *sitediag.RedirectCheckResult, _ *artifacts) *outcome {
+	return &outcome{table: func(w io.Writer) {
+		fmt.Fprintln(w, "#\tSTATUS\tURL")
+		for i, h := range r.Hops {
+			fmt.Fprintf(w, "%d\t%d\t%s\n", i+1, h.Status, h.URL)
+		}
+	}}
+}
+
+func showLoadTime(r *sitediag.LoadTimeResult, _ *artifacts) *outcome {
+	return &outcome{table: func(w io.Writer) {
+		t := r.Timings
+		fmt.Fprintln(w, "PHASE\tTIME")
+		for _, p := range []struct {
+			name string
+			ms   float64
+		}{{"redirects", t.RedirectDuration}, {"dns", t.DNS}, {"connect", t.Connect}, {"tls", t.TLS}, {"send", t.Send},
+			{"wait", t.Wait}, {"download", t.Download}, {"total", t.Total}} {
+			fmt.Fprintf(w, "%s\t%.1f ms\n", p.name, p.ms)
+		}
+		fmt.Fprintf(w, "status\t%d %s\n", r.StatusCode, r.ReasonPhrase)
+	}}
+}
+
+func showProtocols(r *sitediag.HTTPProtocolResult, _ *artifacts) *outcome {
+	p := r.ProtocolSupport
+	return &outcome{data: p, table: func(w io.Writer) {
+		fmt.Fprintln(w, "PROTOCOL\tSUPPORTED")
+		fmt.Fprintf(w, "HTTP/1.0\t%s\nHTTP/1.1\t%s\nHTTP/2\t%s\nHTTP/3\t%s %s\n", yesNo(p.HTTP10), yesNo(p.HTTP11), yesNo(p.HTTP2),
+			yesNo(p.HTTP3), strings.Join(p.HTTP3SupportedVersion, " "))
+	}}
+}
+
+func showBrokenLinks(r *sitediag.BrokenLinkResult, _ *artifacts) *outcome {
+	out := &outcome{table: func(w io.Writer) {
+		fmt.Fprintln(w, "STATUS\tLINK")
+		for _, l := range r.Links {
+			fmt.Fprintf(w, "%d\t%s\n", l.Status, l.Link)
+		}
+		s := r.Summary
+		fmt.Fprintf(w, "links: %d total, %d successful, %d redirects, %d broken, %d server errors\n",
+			s.Total, s.Successful, s.Redirects, s.Broken, s.ServerError)
+	}}
+	if n := r.Summary.Broken + r.Summary.ServerError; n > 0 {
+		out.findings = append(out.findings, fmt.Sprintf("%d broken link(s)", n))
+	}
+	return out
+}
+
+// showRecords prints one row per record: its type and its value in
+// zone-file order (MX: priority exchange; SRV: priority weight port
+// target; CAA: flags tag value; SOA: mname rname serial refresh retry
+// expire minimum).
+func showRecords(r *sitediag.DNSRecordsResult, _ *artifacts) *outcome {
+	return &outcome{table: func(w io.Writer) {
+		fmt.Fprintf(w, "rcode\t%s\n", r.Rcode)
+		fmt.Fprintln(w, "TYPE\tVALUE")
+		for _, t := range r.Types {
+			for _, v := range recordValues(r, t) {
+				fmt.Fprintf(w, "%s\t%s\n", t, v)
+			}
+		}
+	}}
+}
+
+func recordValues(r *sitediag.DNSRecordsResult, t string) []string {
+	var out []string
+	switch t {
+	case "A":
+		return r.A
+	case "AAAA":
+		return r.AAAA
+	case "CNAME":
+		return r.CNAME
+	case "NS":
+		return r.NS
+	case "TXT":
+		for _, s := range r.TXT {
+			out = append(out, fmt.Sprintf("%q", s))
+		}
+	case "MX":
+		for _, m := range r.MX {
+			out = append(out, fmt.Sprintf("%d %s", m.Priority, m.Exchange))
+		}
+	case "SRV":
+		for _, s := range r.SRV {
+			out = append(out, fmt.Sprintf("%d %d %d %s", s.Priority, s.Weight, s.Port, s.Name))
+		}
+	case "CAA":
+		for _, c := range r.CAA {
+			out = append(out, fmt.Sprintf("%d %s %q", c.Critical, c.Tag, c.Value))
+		}
+	case "SOA":
+		if s := r.SOA; s != nil {
+			out = append(out, fmt.Sprintf("%s %s %d %ds %ds %ds %ds", s.NSName, s.Hostmaster, s.Serial, s.Refresh, s.Retry, s.Expire, s.MinTTL))
+		}
+	}
+	return out
+}
+
+func showDNSSEC(r *sitediag.DNSSECResult, _ *artifacts) *outcome {
+	out := &outcome{table: func(w io.Writer) {
+		fmt.Fprintf(w, "zone\t%s\nenabled\t%s\nvalidation\t%s\nreason\t%s\n", r.Zone, yesNo(r.IsEnabled), r.Validation.Status, r.Validation.Reason)
+	}}
+	if r.Validation.Status == "bogus" {
+		out.findings = append(out.findings, "DNSSEC is bogus: "+r.Validation.Reason)
+	}
+	return out
+}
+
+func showPorts(r *sitediag.OpenPortResult, _ *artifacts) *outcome {
+	return &outcome{table: func(w io.Writer) {
+		fmt.Fprintf(w, "ip\t%s\n", r.IP)
+		fmt.Fprintln(w, "PORT\tSTATE\tSERVICE")
+		for _, p := range r.OpenPorts {
+			service := ""
+			for _, s := range r.Services {
+				if s.Port == p {
+					service = s.Service.Name
+				}
+			}
+			fmt.Fprintf(w, "%d/tcp\topen\t%s\n", p, service)
+		}
+	}}
+}
+
+func showPing(r *sitediag.PingResult, _ *artifacts) *outcome {
+	out := &outcome{table: func(w io.Writer) {
+		fmt.Fprintf(w, "ip\t%s\nmethod\t%s\nrequests\t%d\nloss\t%.0f %%\n", r.IP, r.Method, r.Requests, r.Loss)
+		fmt.Fprintf(w, "rtt min/avg/max/stddev\t%.2f / %.2f / %.2f / %.2f ms\n", r.Min, r.Avg, r.Max, r.StdDev)
+		fmt.Fprintln(w, "SEQ\tRTT\tTTL")
+		for _, p := range r.Replies {
+			fmt.Fprintf(w, "%d\t%.2f ms\t%d\n", p.Seq, p.RTT, p.TTL)
+		}
+	}}
+	if r.Loss > 0 {
+		out.findings = append(out.findings, fmt.Sprintf("%.0f %% packet loss", r.Loss))
+	}
+	return out
+}
+
+func showMTR(r *sitediag.MTRResult, _ *artifacts) *outcome {
+	return &outcome{table: func(w io.Writer) {
+		fmt.Fprintln(w, "HOP\tHOST\tASN\tLOSS\tSENT\tLAST\tAVG\tBEST\tWORST\tSTDEV")
+		for _, h := range r.Hops {
+			fmt.Fprintf(w, "%d\t%s\t%s\t%.1f %%\t%d\t%.1f ms\t%.1f ms\t%.1f ms\t%.1f ms\t%.1f ms\n",
+				h.Hop, h.Host, h.ASN, h.Loss, h.Sent, h.Last, h.Avg, h.Best, h.Worst, h.StdDev)
+		}
+	}}
+}
+
+func showScreenshot(r *sitediag.ScreenshotResult, a *artifacts) *outcome {
+	path := a.save(r.Settings.Type, bytes.NewReader(r.Image))
+	return &outcome{table: func(w io.Writer) {
+		fmt.Fprintf(w, "file\t%s (%d bytes)\nurl\t%s\n", path, len(r.Image), r.RedirectedURL)
+	}}
+}
+
+func showPDF(r *sitediag.URL2PDFResult, a *artifacts) *outcome {
+	defer r.Body.Close()
+	path := a.save("pdf", r.Body)
+	return &outcome{table: func(w io.Writer) { fmt.Fprintf(w, "file\t%s\nurl\t%s\n", path, r.RedirectedURL) }}
+}
+
+func showMixedContent(r *sitediag.MixedContentResult, _ *artifacts) *outcome {
+	out := &outcome{table: func(w io.Writer) {
+		fmt.Fprintln(w, "TYPE\tACTIVE\tBLOCKED\tURL")
+		for _, i := range r.Items {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", i.Type, yesNo(i.Active), yesNo(i.Blocked), i.URL)
+		}
+	}}
+	if len(r.Items) > 0 {
+		out.findings = append(out.findings, fmt.Sprintf("%d mixed-content resource(s)", len(r.Items)))
+	}
+	return out
+}
+
+func showLighthouse(r *sitediag.LighthouseResult, a *artifacts) *outcome {
+	path := a.save("html", bytes.NewReader(r.HTMLReport))
+	s := r.Scores
+	return &outcome{table: func(w io.Writer) {
+		fmt.Fprintln(w, "CATEGORY\tSCORE")
+		for _, c := range []struct {
+			name  string
+			score *int
+		}{{"performance", s.Performance}, {"accessibility", s.Accessibility}, {"best practices", s.BestPractices}, {"seo", s.SEO}} {
+			if c.score != nil {
+				fmt.Fprintf(w, "%s\t%d / 100\n", c.name, *c.score)
+			}
+		}
+		fmt.Fprintf(w, "report\t%s\n", path)
+	}}
+}
+
+func showMetadata(r *sitediag.MetaScrapeResult, _ *artifacts) *outcome {
+	if r.Settings.Format == "markdown" {
+		return &outcome{data: r.Markdown, table: func(w io.Writer) { io.WriteString(w, r.Markdown) }}
+	}
+	return &outcome{data: r.Metadata, table: fields(r.Metadata)}
+}
+
+// showContent prints the page in each format asked for, or saves each
+// to a file with fileOutput.
+func showContent(r *sitediag.WebScrapeResult, a *artifacts) *outcome {
+	formats := r.Settings.Format
+	var paths []string
+	if r.Settings.FileOutput.Bool() {
+		for _, f := range formats {
+			paths = append(paths, a.save(formatExt(f), strings.NewReader(contentText(r.Content[f]))))
+		}
+	}
+	return &outcome{data: r.Content, table: func(w io.Writer) {
+		for i, f := range formats {
+			if paths != nil {
+				fmt.Fprintf(w, "%s\t%s\n", f, paths[i])
+				continue
+			}
+			if len(formats) > 1 {
+				fmt.Fprintf(w, "== %s ==\n", f)
+			}
+			fmt.Fprintln(w, contentText(r.Content[f]))
+		}
+	}}
+}
+
+// contentText is a format's content as text: JSON for the json format.
+func contentText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return string(b)
+}
+
+// formatExt is the file extension of a scrape format.
+func formatExt(f sitediag.ScrapeFormat) string {
+	switch f {
+	case "html", "html-llm":
+		return "html"
+	case "markdown", "markdown-llm":
+		return "md"
+	case "text", "text-llm":
+		return "txt"
+	}
+	return "json"
+}
+
+// protocolOrder are the versions /tlsscan reports, oldest first.
 var protocolOrder = []struct{ key, name string }{
 	{"ssl2", "SSL 2.0"}, {"ssl3", "SSL 3.0"}, {"tls10", "TLS 1.0"}, {"tls11", "TLS 1.1"}, {"tls12", "TLS 1.2"}, {"tls13", "TLS 1.3"},
 }
@@ -320,7 +366,7 @@ var protocolOrder = []struct{ key, name string }{
 // showTLS prints the protocol table, the vulnerabilities and the
 // certificate; findings are an expired, untrusted or soon-expiring
 // certificate, a legacy protocol and a vulnerability.
-func showTLS(r *sitediag.TLSScanResult, _ []string) *outcome {
+func showTLS(r *sitediag.TLSScanResult, _ *artifacts) *outcome {
 	// Read the API's JSON shape so the table shows what --json does.
 	var d struct {
 		Protocols       map[string]bool                      `json:"protocols"`
@@ -334,7 +380,7 @@ func showTLS(r *sitediag.TLSScanResult, _ []string) *outcome {
 	}
 	b, _ := json.Marshal(r)
 	json.Unmarshal(b, &d)
-	out := &outcome{value: r}
+	out := &outcome{}
 	for _, p := range protocolOrder[:4] {
 		if d.Protocols[p.key] {
 			out.findings = append(out.findings, p.name+" is enabled")
@@ -376,4 +422,45 @@ func showTLS(r *sitediag.TLSScanResult, _ []string) *outcome {
 		}
 	}
 	return out
+}
+
+// fields prints the top-level members of v's JSON, a row each; a list of
+// strings is a row per item, another nested value compact JSON.
+func fields(v any) func(w io.Writer) {
+	return func(w io.Writer) {
+		b, _ := json.Marshal(v)
+		var m map[string]json.RawMessage
+		if json.Unmarshal(b, &m) != nil {
+			fmt.Fprintln(w, string(b))
+			return
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			var s string
+			var list []string
+			switch {
+			case json.Unmarshal(m[k], &s) == nil:
+				fmt.Fprintf(w, "%s\t%s\n", k, s)
+			case json.Unmarshal(m[k], &list) == nil:
+				for _, item := range list {
+					fmt.Fprintf(w, "%s\t%s\n", k, item)
+				}
+			default:
+				var buf bytes.Buffer
+				json.Compact(&buf, m[k])
+				fmt.Fprintf(w, "%s\t%s\n", k, buf.String())
+			}
+		}
+	}
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }

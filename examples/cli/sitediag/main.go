@@ -1,34 +1,47 @@
-// Command sitediag runs one diagnosis of a site from the terminal,
-// calling the sitediag library directly (no server):
+// Command sitediag runs diagnoses from the terminal, calling the
+// sitediag library directly (no server), on one target or many:
 //
 //	sitediag up example.com
 //	sitediag tlsscan example.com
-//	sitediag dns example.com MX TXT
-//	sitediag screenshot https://example.com -o shot.png
-//	sitediag brokenlink https://example.com --json
+//	sitediag dns --types MX,TXT example.com
+//	sitediag screenshot --viewport-width 1024 --type jpeg https://example.com
+//	sitediag webscrape --format markdown https://example.com
+//	sitediag up -l hosts.txt -c 8 --jsonl > up.jsonl
+//	printf 'a.example\nb.example\n' | sitediag up -l - --jsonl
 //
-// Run `sitediag help` for every subcommand. Flags may come before or
-// after the arguments. Each prints a table by default and the result as
-// JSON with --json. Long jobs show a progress line on stderr when it is
-// a terminal.
+// Run `sitediag help` for every subcommand and `sitediag <command> -h`
+// for its flags: every option of the operation is a flag named as the
+// API's member in kebab case (viewportWidth: --viewport-width), with the
+// API's bounds, enums and defaults. Flags may come before or after the
+// targets. A table is printed per target by default; --json prints one
+// JSON object per target, --jsonl one per line, -o FILE writes the JSON
+// lines to FILE. The object is the same for every command:
+//
+//	{"target", "operation", "ok", "data", "meta", "findings", "files", "error"}
+//
+// where data is the result, meta the settings the operation ran with
+// (defaults filled in), files the files written (screenshots, PDFs,
+// reports, in --output-dir) and error {"code", "message"}.
 //
 // Exit codes:
 //
 //	0  done, nothing wrong found
-//	1  done, and the result is a finding: the site is down, the
-//	   certificate is expired, untrusted or expires within 14 days, a
-//	   legacy protocol or a vulnerability, broken links, mixed content,
-//	   DNSSEC bogus, packets lost
-//	2  the diagnosis could not be made (its error is printed), or the
+//	1  done, and a result is a finding: the site is down or answers
+//	   4xx/5xx, the certificate is expired, untrusted or expires within
+//	   14 days, a legacy protocol or a vulnerability, broken links, mixed
+//	   content, DNSSEC bogus, packets lost
+//	2  a diagnosis could not be made (its error is printed), or the
 //	   command line is wrong
 //
 // Configuration flags, on every subcommand, default to the server's
 // environment variables: --dns-servers (SITEDIAG_DNS_SERVERS),
 // --allow-networks (SITEDIAG_ALLOW_NETWORKS), --chrome-path
-// (SITEDIAG_CHROME_PATH), --timeout.
+// (SITEDIAG_CHROME_PATH), --proxies (SITEDIAG_PROXIES),
+// --lighthouse-dir (SITEDIAG_LIGHTHOUSE_DIR), --deadline.
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -36,10 +49,15 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"net/url"
 	"os"
 	"os/signal"
-	"sort"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"runtime/debug"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -53,38 +71,31 @@ const (
 	exitError   = 2
 )
 
-// outcome is what a subcommand found: the value --json prints, the
-// table printed otherwise, and the findings (none means exit 0).
-type outcome struct {
-	value    any
-	table    func(w io.Writer)
-	findings []string
-}
-
-// command is one subcommand.
-type command struct {
-	name, args, help string
-	// minArgs and maxArgs bound the positional arguments (-1: no bound).
-	minArgs, maxArgs int
-	// flags registers the subcommand's own flags and returns its run.
-	flags func(fs *flag.FlagSet) func(ctx context.Context, c *sitediag.Client, args []string) (*outcome, error)
-}
-
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-func run(argv []string, stdout, stderr io.Writer) int {
+func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmds := commands()
-	if len(argv) == 0 || argv[0] == "help" || argv[0] == "-h" || argv[0] == "--help" {
+	if len(argv) == 0 {
+		usage(stderr, cmds)
+		return exitError
+	}
+	switch argv[0] {
+	case "help", "-h", "-help", "--help":
 		usage(stdout, cmds)
-		if len(argv) == 0 {
-			return exitError
-		}
+		return exitOK
+	case "version", "-version", "--version":
+		fmt.Fprintln(stdout, "sitediag", version())
 		return exitOK
 	}
-	cmd, ok := cmds[argv[0]]
-	if !ok {
+	var cmd *command
+	for _, c := range cmds {
+		if c.name == argv[0] {
+			cmd = c
+		}
+	}
+	if cmd == nil {
 		fmt.Fprintf(stderr, "sitediag: unknown command %q; see sitediag help\n", argv[0])
 		return exitError
 	}
@@ -92,20 +103,27 @@ func run(argv []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var cfg config
 	cfg.register(fs)
-	asJSON := fs.Bool("json", false, "print the result as JSON")
-	runCmd := cmd.flags(fs)
+	var out output
+	out.register(fs)
+	opts, runOp := cmd.options()
+	optionFlags(fs, opts, nil)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: sitediag %s [flags] %s\n\n%s\n\nflags:\n", cmd.name, cmd.args, cmd.help)
+		fmt.Fprintf(stderr, "usage: sitediag %s [flags] <%s>... \n\n%s.\nTargets are arguments, or one per line in -l FILE (- for stdin).\n\nflags:\n",
+			cmd.name, cmd.target, cmd.help)
 		fs.PrintDefaults()
 	}
-	args, err := parseInterleaved(fs, argv[1:])
+	targets, err := parseInterleaved(fs, argv[1:])
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
 		return exitError
 	}
-	if len(args) < cmd.minArgs || (cmd.maxArgs >= 0 && len(args) > cmd.maxArgs) {
+	if targets, err = out.addListed(targets, stdin); err != nil {
+		fmt.Fprintf(stderr, "sitediag %s: -l: %v\n", cmd.name, err)
+		return exitError
+	}
+	if len(targets) == 0 {
 		fs.Usage()
 		return exitError
 	}
@@ -120,38 +138,62 @@ func run(argv []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	defer client.Close()
+	if err := out.open(stdout); err != nil {
+		fmt.Fprintf(stderr, "sitediag: %v\n", err)
+		return exitError
+	}
+	defer out.close()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	done := progress(stderr, cmd.name+" "+strings.Join(args, " "))
-	out, err := runCmd(ctx, client, args)
-	done()
-	if err != nil {
-		fmt.Fprintf(stderr, "sitediag %s: %v\n", cmd.name, err)
-		if code := sitediag.CodeOf(err); code != "" {
-			fmt.Fprintf(stderr, "error code: %s\n", code)
+	bar := newProgress(stderr, cmd.name, len(targets))
+	var mu sync.Mutex
+	exit := exitOK
+	forEach(targets, out.concurrency, func(target string) {
+		res, err := runOp(ctx, client, withScheme(cmd, target), &out)
+		mu.Lock()
+		defer mu.Unlock()
+		bar.clear()
+		switch {
+		case err != nil:
+			exit = exitError
+		case len(res.findings) > 0 && exit == exitOK:
+			exit = exitFinding
 		}
-		return exitError
+		out.write(stdout, stderr, cmd.name, target, len(targets) > 1, res, err)
+		bar.done()
+	})
+	bar.finish()
+	return exit
+}
+
+// forEach calls f for each target, n at a time, and returns when all
+// have returned.
+func forEach(targets []string, n int, f func(target string)) {
+	next := make(chan string)
+	var wg sync.WaitGroup
+	for range max(1, min(n, len(targets))) {
+		wg.Go(func() {
+			for t := range next {
+				f(t)
+			}
+		})
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out.value); err != nil {
-			fmt.Fprintf(stderr, "sitediag: %v\n", err)
-			return exitError
-		}
-	} else {
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		out.table(tw)
-		tw.Flush()
-		for _, f := range out.findings {
-			fmt.Fprintf(stdout, "FINDING: %s\n", f)
-		}
+	for _, t := range targets {
+		next <- t
 	}
-	if len(out.findings) > 0 {
-		return exitFinding
+	close(next)
+	wg.Wait()
+}
+
+// withScheme makes a bare host (example.com, example.com:8443/path) an
+// https URL for the commands that take URLs; a URL, and the target of a
+// command that takes hosts, is kept as it is.
+func withScheme(cmd *command, target string) string {
+	if strings.Contains(target, "://") || cmd.target == "host" || cmd.target == "domain" {
+		return target
 	}
-	return exitOK
+	return "https://" + target
 }
 
 // parseInterleaved parses flags wherever they are among the arguments
@@ -170,38 +212,51 @@ func parseInterleaved(fs *flag.FlagSet, argv []string) ([]string, error) {
 	}
 }
 
-func usage(w io.Writer, cmds map[string]*command) {
-	fmt.Fprintln(w, "usage: sitediag <command> [flags] <target> [args]")
+func usage(w io.Writer, cmds []*command) {
+	fmt.Fprintln(w, "usage: sitediag <command> [flags] <target>...")
 	fmt.Fprintln(w, "\ncommands:")
-	names := make([]string, 0, len(cmds))
-	for n := range cmds {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, n := range names {
-		fmt.Fprintf(tw, "  %s %s\t%s\n", n, cmds[n].args, cmds[n].help)
+	for _, c := range cmds {
+		fmt.Fprintf(tw, "  %s <%s>\t%s\n", c.name, c.target, c.help)
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "\nexit codes: 0 nothing wrong found, 1 a finding (site down, certificate expiring,")
+	fmt.Fprintln(w, "\nTargets are arguments, or one per line in -l FILE (- for stdin); -c N runs N at once.")
+	fmt.Fprintln(w, "Exit codes: 0 nothing wrong found, 1 a finding (site down, certificate expiring,")
 	fmt.Fprintln(w, "broken links, …), 2 an error or a wrong command line. `sitediag <command> -h` lists its flags.")
 }
 
-// config holds the flags every subcommand has.
+// version is the module's version and VCS revision, as built.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+	}
+	return v
+}
+
+// config holds the flags that configure the client.
 type config struct {
-	dnsServers, allowNetworks, chromePath string
-	timeout                               time.Duration
+	dnsServers, allowNetworks, chromePath, proxies, lighthouseDir string
+	deadline                                                      time.Duration
 }
 
 func (c *config) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.dnsServers, "dns-servers", os.Getenv("SITEDIAG_DNS_SERVERS"), "DNS servers, host:port, comma-separated (default $SITEDIAG_DNS_SERVERS, else the system's)")
 	fs.StringVar(&c.allowNetworks, "allow-networks", os.Getenv("SITEDIAG_ALLOW_NETWORKS"), "CIDRs exempt from the SSRF deny table, such as 127.0.0.1/32 (default $SITEDIAG_ALLOW_NETWORKS)")
 	fs.StringVar(&c.chromePath, "chrome-path", os.Getenv("SITEDIAG_CHROME_PATH"), "Chromium binary for the browser commands (default $SITEDIAG_CHROME_PATH, else on PATH)")
-	fs.DurationVar(&c.timeout, "timeout", 0, "bound on the operation (default 60s; 0 keeps the default)")
+	fs.StringVar(&c.proxies, "proxies", os.Getenv("SITEDIAG_PROXIES"), "country proxies for --proxy-country, us=http://…,de=socks5://… (default $SITEDIAG_PROXIES)")
+	fs.StringVar(&c.lighthouseDir, "lighthouse-dir", os.Getenv("SITEDIAG_LIGHTHOUSE_DIR"), "where Lighthouse is installed (default $SITEDIAG_LIGHTHOUSE_DIR, else the set-up's folder)")
+	fs.DurationVar(&c.deadline, "deadline", 0, "bound on each operation, such as 90s (0: the library's 60s)")
 }
 
 func (c *config) client() (sitediag.Config, error) {
-	cfg := sitediag.Config{DNSServers: splitList(c.dnsServers), ChromePath: c.chromePath, Timeout: c.timeout}
+	cfg := sitediag.Config{DNSServers: splitList(c.dnsServers), ChromePath: c.chromePath, LighthouseDir: c.lighthouseDir, Timeout: c.deadline}
 	for _, cidr := range splitList(c.allowNetworks) {
 		p, err := netip.ParsePrefix(cidr)
 		if err != nil {
@@ -209,12 +264,23 @@ func (c *config) client() (sitediag.Config, error) {
 		}
 		cfg.AllowNetworks = append(cfg.AllowNetworks, p)
 	}
+	for _, item := range splitList(c.proxies) {
+		country, raw, ok := strings.Cut(item, "=")
+		u, err := url.Parse(strings.TrimSpace(raw))
+		if !ok || strings.TrimSpace(country) == "" || err != nil || u.Host == "" {
+			return cfg, fmt.Errorf("--proxies: %q is not country=url", item)
+		}
+		if cfg.Proxies == nil {
+			cfg.Proxies = map[string]*url.URL{}
+		}
+		cfg.Proxies[strings.ToLower(strings.TrimSpace(country))] = u
+	}
 	return cfg, nil
 }
 
 func splitList(v string) []string {
 	var out []string
-	for _, item := range strings.Split(v, ",") {
+	for item := range strings.SplitSeq(v, ",") {
 		if item = strings.TrimSpace(item); item != "" {
 			out = append(out, item)
 		}
@@ -222,94 +288,263 @@ func splitList(v string) []string {
 	return out
 }
 
-// progress shows "sitediag: what… 3s" on stderr, updated each second,
-// when stderr is a terminal; the returned func clears it.
-func progress(stderr io.Writer, what string) func() {
+// output holds the flags that say where results go.
+type output struct {
+	list        string
+	concurrency int
+	file        string
+	jsonl, json bool
+	dir         string
+
+	lines *json.Encoder // -o FILE
+	f     *os.File
+}
+
+func (o *output) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.list, "l", "", "read targets from `FILE`, one per line (- for stdin; # starts a comment)")
+	fs.IntVar(&o.concurrency, "c", 1, "diagnose `N` targets at once")
+	fs.StringVar(&o.file, "o", "", "write one JSON object per target to `FILE` (JSON Lines)")
+	fs.BoolVar(&o.jsonl, "jsonl", false, "print one JSON object per target, a line each")
+	fs.BoolVar(&o.json, "json", false, "print one JSON object per target, indented")
+	fs.StringVar(&o.dir, "output-dir", ".", "`DIR` for the files a command saves (screenshots, PDFs, reports)")
+}
+
+// addListed adds the targets of -l to targets.
+func (o *output) addListed(targets []string, stdin io.Reader) ([]string, error) {
+	if o.list == "" {
+		return targets, nil
+	}
+	r := stdin
+	if o.list != "-" {
+		f, err := os.Open(o.list)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); line != "" && !strings.HasPrefix(line, "#") {
+			targets = append(targets, line)
+		}
+	}
+	return targets, sc.Err()
+}
+
+func (o *output) open(stdout io.Writer) error {
+	if o.file == "" {
+		return nil
+	}
+	f, err := os.Create(o.file)
+	if err != nil {
+		return err
+	}
+	o.f, o.lines = f, json.NewEncoder(f)
+	return nil
+}
+
+func (o *output) close() {
+	if o.f != nil {
+		o.f.Close()
+	}
+}
+
+// record is the JSON object of one target's diagnosis.
+type record struct {
+	Target    string       `json:"target"`
+	Operation string       `json:"operation"`
+	OK        bool         `json:"ok"`
+	Data      any          `json:"data,omitempty"`
+	Meta      any          `json:"meta,omitempty"`
+	Findings  []string     `json:"findings"`
+	Files     []string     `json:"files,omitempty"`
+	Error     *recordError `json:"error,omitempty"`
+}
+
+type recordError struct {
+	Code    sitediag.Code `json:"code"`
+	Message string        `json:"message"`
+}
+
+// write prints one target's outcome, or its error, as the flags ask.
+func (o *output) write(stdout, stderr io.Writer, op, target string, many bool, res *outcome, err error) {
+	rec := record{Target: target, Operation: op, OK: err == nil, Findings: []string{}}
+	if err != nil {
+		rec.Error = &recordError{Code: sitediag.CodeOf(err), Message: message(err)}
+	} else {
+		rec.Data, rec.Meta, rec.Files = res.data, res.meta, res.files
+		if res.findings != nil {
+			rec.Findings = res.findings
+		}
+	}
+	if o.lines != nil {
+		o.lines.Encode(rec)
+	}
+	switch {
+	case o.jsonl:
+		enc := json.NewEncoder(stdout)
+		if err != nil {
+			enc = json.NewEncoder(stderr)
+		}
+		enc.Encode(rec)
+	case o.json:
+		enc := json.NewEncoder(stdout)
+		if err != nil {
+			enc = json.NewEncoder(stderr)
+		}
+		enc.SetIndent("", "  ")
+		enc.Encode(rec)
+	case err != nil:
+		fmt.Fprintf(stderr, "sitediag %s: %s: %s: %s\n", op, target, rec.Error.Code, rec.Error.Message)
+		if rec.Error.Code == sitediag.CodeTargetNotAllowed {
+			fmt.Fprintln(stderr, "hint: the target is on a private or special network; to diagnose it anyway, allow that network with --allow-networks (SITEDIAG_ALLOW_NETWORKS), such as --allow-networks 127.0.0.1/32")
+		}
+	default:
+		if many {
+			fmt.Fprintf(stdout, "== %s\n", target)
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		res.table(tw)
+		tw.Flush()
+		for _, f := range res.findings {
+			fmt.Fprintf(stdout, "FINDING: %s\n", f)
+		}
+	}
+}
+
+// message is what an error says, without the code its line already
+// shows.
+func message(err error) string {
+	var e *sitediag.Error
+	if errors.As(err, &e) {
+		return e.Details
+	}
+	return err.Error()
+}
+
+// settingsOf is the Settings field of an operation's result: the options
+// it ran with, defaults filled in.
+func settingsOf(result any) any {
+	v := reflect.ValueOf(result).Elem()
+	if f := v.FieldByName("Settings"); f.IsValid() {
+		return f.Interface()
+	}
+	return nil
+}
+
+// artifacts saves the files a command makes in dir, named after the
+// target.
+type artifacts struct {
+	dir, target string
+	files       []string
+	err         error
+}
+
+// unsafeName are the characters a file name made of a target leaves out.
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// save writes body to <dir>/<target>.<ext> and returns its path; a
+// failure is kept in a.err.
+func (a *artifacts) save(ext string, body io.Reader) string {
+	name := a.target
+	if u, err := url.Parse(a.target); err == nil && u.Host != "" {
+		name = u.Host + strings.TrimSuffix(u.Path, "/")
+	}
+	name = strings.Trim(unsafeName.ReplaceAllString(name, "_"), "_.")
+	path := filepath.Join(a.dir, name+"."+ext)
+	f, err := os.Create(path)
+	if err == nil {
+		_, err = io.Copy(f, body)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil && a.err == nil {
+		a.err = err
+	}
+	a.files = append(a.files, path)
+	return path
+}
+
+// progress shows how far a run is on stderr when it is a terminal: the
+// seconds spent on one target, or for many the count done, the rate and
+// the time left.
+type progress struct {
+	f        *os.File
+	what     string
+	total    int
+	finished int
+	start    time.Time
+	stop     chan struct{}
+	ended    chan struct{}
+	mu       sync.Mutex
+}
+
+func newProgress(stderr io.Writer, what string, total int) *progress {
+	p := &progress{what: what, total: total, start: time.Now()}
 	f, ok := stderr.(*os.File)
 	if !ok {
-		return func() {}
+		return p
 	}
 	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
-		return func() {}
+		return p
 	}
-	start := time.Now()
-	stop := make(chan struct{})
-	finished := make(chan struct{})
+	p.f, p.stop, p.ended = f, make(chan struct{}), make(chan struct{})
 	go func() {
-		defer close(finished)
+		defer close(p.ended)
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()
 		for {
-			fmt.Fprintf(f, "\rsitediag: %s… %ds ", what, int(time.Since(start).Seconds()))
+			p.draw()
 			select {
-			case <-stop:
-				fmt.Fprint(f, "\r\033[K")
+			case <-p.stop:
+				p.clear()
 				return
 			case <-tick.C:
 			}
 		}
 	}()
-	return func() { close(stop); <-finished }
+	return p
 }
 
-// toggleFlag is a sitediag.Toggle as a boolean flag; unset keeps the
-// operation's default.
-type toggleFlag struct{ t *sitediag.Toggle }
-
-func (f toggleFlag) String() string {
-	if f.t == nil || *f.t == 0 {
-		return ""
+func (p *progress) draw() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	took := time.Since(p.start)
+	if p.total == 1 {
+		fmt.Fprintf(p.f, "\rsitediag: %s… %ds ", p.what, int(took.Seconds()))
+		return
 	}
-	return fmt.Sprint(f.t.Or(false))
-}
-
-func (f toggleFlag) Set(v string) error {
-	switch strings.ToLower(v) {
-	case "true", "1", "yes", "on":
-		*f.t = sitediag.On
-	case "false", "0", "no", "off":
-		*f.t = sitediag.Off
-	default:
-		return fmt.Errorf("%q is not true or false", v)
+	rate := float64(p.finished) / took.Seconds()
+	eta := "?"
+	if rate > 0 {
+		eta = time.Duration(float64(p.total-p.finished) / rate * float64(time.Second)).Round(time.Second).String()
 	}
-	return nil
+	fmt.Fprintf(p.f, "\rsitediag %s: %d/%d done, %.1f/s, %s left ", p.what, p.finished, p.total, rate, eta)
 }
 
-func (f toggleFlag) IsBoolFlag() bool { return true }
-
-func toggle(fs *flag.FlagSet, t *sitediag.Toggle, name, usage string) {
-	fs.Var(toggleFlag{t}, name, usage+" (default: the operation's; --"+name+"=false to turn off)")
-}
-
-func requestFlags(fs *flag.FlagSet, o *sitediag.RequestOptions) {
-	toggle(fs, &o.FollowRedirect, "follow-redirect", "follow redirects")
-	fs.StringVar(&o.ProxyCountry, "proxy-country", "", "go through the configured proxy of this country")
-}
-
-func pageFlags(fs *flag.FlagSet, o *sitediag.PageOptions) {
-	fs.StringVar(&o.Device, "device", "", "emulated device: desktop, mobile, tablet (default desktop)")
-	fs.StringVar(&o.ProxyCountry, "proxy-country", "", "go through the configured proxy of this country")
-	toggle(fs, &o.BlockAds, "block-ads", "block ad and tracker hosts")
-	toggle(fs, &o.HideCookie, "hide-cookie", "hide cookie banners")
-	toggle(fs, &o.SkipCaptcha, "skip-captcha", "wait for bot challenges to clear")
-}
-
-// writeFile writes data to path, or says where it would have gone.
-func writeFile(path string, data io.Reader) (int64, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return 0, err
+// clear wipes the line before a result is printed.
+func (p *progress) clear() {
+	if p.f != nil {
+		fmt.Fprint(p.f, "\r\033[K")
 	}
-	n, err := io.Copy(f, data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return n, err
 }
 
-func yesNo(b bool) string {
-	if b {
-		return "yes"
+// done counts one target finished.
+func (p *progress) done() {
+	p.mu.Lock()
+	p.finished++
+	p.mu.Unlock()
+	if p.f != nil {
+		p.draw()
 	}
-	return "no"
+}
+
+// finish stops the display.
+func (p *progress) finish() {
+	if p.f != nil {
+		close(p.stop)
+		<-p.ended
+	}
 }

@@ -10,17 +10,23 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"errors"
+	"image"
+	_ "image/jpeg"
 	"io"
 	"log"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/internal/dnstest"
+	"github.com/sitediag/sitediag/internal/exampletest"
+	"github.com/sitediag/sitediag/internal/testenv"
 )
 
 // TestBinary builds the command and runs it against local fixtures:
@@ -32,13 +38,19 @@ func TestBinary(t *testing.T) {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	dns := dnstest.Start(t)
-	dns.Add(t, "shop.test. 60 IN A 127.0.0.1", "shop.test. 60 IN MX 10 mail.shop.test.")
+	dns.Add(t, "shop.test. 60 IN A 127.0.0.1", "shop.test. 60 IN MX 10 mail.shop.test.", "b.test. 60 IN A 127.0.0.1")
 	site := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
+		case "/unavailable":
+			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
 		case "/missing":
 			http.NotFound(w, r)
 		case "/clean":
 			io.WriteString(w, `<!doctype html><a href="/">home</a>`)
+		case "/article":
+			io.WriteString(w, `<!doctype html><html><head><title>Lanes</title></head><body><article><h1>New cycle lanes</h1>`+
+				`<p>The council approved fourteen kilometres of protected cycle lanes on Tuesday, after a year of consultation.</p>`+
+				`<p>Work starts in spring and should end before the winter.</p></article></body></html>`)
 		default:
 			io.WriteString(w, `<!doctype html><a href="/clean">clean</a><a href="/missing">missing</a>`)
 		}
@@ -50,24 +62,36 @@ func TestBinary(t *testing.T) {
 	shop := "https://shop.test:" + site.URL[strings.LastIndex(site.URL, ":")+1:]
 	config := []string{"--dns-servers", dns.Addr, "--allow-networks", "127.0.0.1/32"}
 
+	port := site.URL[strings.LastIndex(site.URL, ":")+1:]
 	for _, tc := range []struct {
 		name     string
 		args     []string
+		stdin    string
 		wantExit int
 		stdout   []string
 		stderr   string
 	}{
-		{"up", []string{"up", shop}, 0, []string{"reachable  yes", "status     200 OK"}, ""},
-		{"flags after the target", []string{"up", shop, "--json"}, 0, []string{`"statusCode": 200`}, ""},
-		{"dns MX", []string{"dns", "shop.test", "MX"}, 0, []string{`MX    [{"exchange":"mail.shop.test","priority":10}]`}, ""},
-		{"broken link is a finding", []string{"brokenlink", shop}, 1,
+		{"up", []string{"up", shop}, "", 0, []string{"reachable  yes", "status     200 OK"}, ""},
+		{"flags after the target", []string{"up", shop, "--json"}, "", 0, []string{`"statusCode": 200`, `"operation": "up"`, `"followRedirect": true`}, ""},
+		{"up on a 503 is a finding", []string{"up", shop + "/unavailable"}, "", 1, []string{"FINDING: the site answers HTTP 503"}, ""},
+		{"targets from stdin as JSON lines", []string{"up", "-l", "-", "--jsonl"}, "https://shop.test:" + port + "\n# a comment\nhttps://b.test:" + port + "\n", 0,
+			[]string{`"target":"https://shop.test:` + port + `"`, `"target":"https://b.test:` + port + `"`}, ""},
+		{"dns MX, a row a record", []string{"dns", "shop.test", "--types", "mx"}, "", 0, []string{"MX    10 mail.shop.test"}, ""},
+		{"broken link is a finding", []string{"brokenlink", shop}, "", 1,
 			[]string{"404  " + shop + "/missing", "FINDING: 1 broken link(s)"}, ""},
-		{"no broken link", []string{"brokenlink", shop + "/clean"}, 0, []string{"200  " + shop + "/"}, ""},
-		{"certificate expiring is a finding", []string{"tlsscan", strings.TrimPrefix(shop, "https://")}, 1,
+		{"no broken link", []string{"brokenlink", shop + "/clean"}, "", 0, []string{"200  " + shop + "/"}, ""},
+		{"certificate expiring is a finding", []string{"tlsscan", strings.TrimPrefix(shop, "https://")}, "", 1,
 			[]string{"TLS 1.3   yes", "SSL 3.0   no", "FINDING: the certificate expires in 4 days", "FINDING: the certificate is not trusted"}, ""},
-		{"refused target is an error", []string{"up", "http://169.254.169.254/"}, 2, nil, "error code: TARGET_NOT_ALLOWED"},
-		{"unknown command", []string{"nope", shop}, 2, nil, `unknown command "nope"`},
-		{"missing argument", []string{"up"}, 2, nil, "usage: sitediag up"},
+		{"refused target is one error line and a hint", []string{"up", "http://169.254.169.254/"}, "", 2, nil,
+			"sitediag up: http://169.254.169.254/: TARGET_NOT_ALLOWED: the target is not allowed\nhint: the target is on a private or special network"},
+		{"an error with --json is JSON on stderr", []string{"up", "http://169.254.169.254/", "--json"}, "", 2, nil, `"code": "TARGET_NOT_ALLOWED"`},
+		{"an option out of range names the member", []string{"ping", "shop.test", "--count", "99"}, "", 2, nil, "INVALID_PARAMETERS: count: must be between 1 and 16"},
+		{"webscrape markdown", []string{"webscrape", shop + "/article", "--format", "markdown", "--render-js=false"}, "", 0,
+			[]string{"# New cycle lanes", "fourteen kilometres"}, ""},
+		{"unknown command", []string{"nope", shop}, "", 2, nil, `unknown command "nope"`},
+		{"missing argument", []string{"up"}, "", 2, nil, "usage: sitediag up"},
+		{"bare is usage on stderr", nil, "", 2, nil, "usage: sitediag <command>"},
+		{"version", []string{"--version"}, "", 0, []string{"sitediag"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := tc.args
@@ -75,6 +99,7 @@ func TestBinary(t *testing.T) {
 				args = append(append([]string{args[0]}, config...), args[1:]...)
 			}
 			cmd := exec.Command(bin, args...)
+			cmd.Stdin = strings.NewReader(tc.stdin)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()
@@ -97,10 +122,60 @@ func TestBinary(t *testing.T) {
 			if !strings.Contains(stderr.String(), tc.stderr) {
 				t.Errorf("stderr lacks %q:\n%s", tc.stderr, stderr.String())
 			}
-			if len(tc.args) > 2 && tc.args[2] == "--json" && !json.Valid(stdout.Bytes()) {
-				t.Errorf("--json printed no JSON:\n%s", stdout.String())
+			if len(tc.args) > 2 && tc.args[2] == "--json" {
+				printed := stdout.Bytes()
+				if tc.wantExit == 2 {
+					printed = stderr.Bytes()
+				}
+				if !json.Valid(printed) {
+					t.Errorf("--json printed no JSON:\n%s", printed)
+				}
 			}
 		})
+	}
+}
+
+// TestScreenshotFlags takes a JPEG screenshot at a viewport width given
+// by flag in Chromium: the file is named after the target and --type.
+func TestScreenshotFlags(t *testing.T) {
+	chrome, err := browser.Find("")
+	testenv.Need(t, err == nil, "needs Chromium")
+	bin := exampletest.Build(t)
+	dns := dnstest.Start(t)
+	dns.Add(t, "page.test. 60 IN A 127.0.0.1")
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `<!doctype html><body style="background:#c00">hello</body>`)
+	}))
+	defer site.Close()
+	dir := t.TempDir()
+	target := "http://page.test:" + site.URL[strings.LastIndex(site.URL, ":")+1:]
+	cmd := exec.Command(bin, "screenshot", target, "--viewport-width", "1024", "--type", "jpeg", "--output-dir", dir,
+		"--dns-servers", dns.Addr, "--allow-networks", "127.0.0.1/32", "--chrome-path", chrome, "--json")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var rec struct {
+		Files []string
+		Meta  struct {
+			ViewportWidth int    `json:"viewportWidth"`
+			Type          string `json:"type"`
+		}
+	}
+	if err := json.Unmarshal(out, &rec); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(rec.Files) != 1 || !strings.HasSuffix(rec.Files[0], ".jpeg") || rec.Meta.ViewportWidth != 1024 || rec.Meta.Type != "jpeg" {
+		t.Fatalf("got %s", out)
+	}
+	f, err := os.Open(rec.Files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, format, err := image.Decode(f)
+	if err != nil || format != "jpeg" || img.Bounds().Dx() != 1024 {
+		t.Fatalf("%s: %v %s %v", rec.Files[0], err, format, img.Bounds())
 	}
 }
 
