@@ -166,7 +166,7 @@ func TestDNSRecordBadTypeDetails(t *testing.T) {
 	api := apitest.New(t, apitest.Options{})
 	resp := api.Post(t, "/dnsrecord", map[string]any{"url": "site.test", "types": []string{"PTR"}})
 	resp.WantError(t, http.StatusBadRequest, sitediag.CodeInvalidParameters)
-	if want := `types: "PTR" is not one of A, AAAA, CNAME, MX, CAA, NS, SOA, SRV, TXT`; resp.Envelope["details"] != want {
+	if want := `types: "PTR" is not one of A, AAAA, CNAME, MX, CAA, NS, SOA, SRV or TXT`; resp.Envelope["details"] != want {
 		t.Errorf("details: got %q, want %q", resp.Envelope["details"], want)
 	}
 }

@@ -174,5 +174,14 @@ func op[O, R any](h *Handler, run func(*sitediag.Client, context.Context, string
 		}
 		h.writeSuccess(w, r, resp)
 	}
-	return operationFunc{handle: handle, request: reflect.TypeFor[O]()}
+	return operationFunc{handle: handle, request: bodyType(reflect.TypeFor[O]())}
+}
+
+// bodyType is the type of a request body with the options opts: url,
+// then the options' members, as request reads it.
+func bodyType(opts reflect.Type) reflect.Type {
+	return reflect.StructOf([]reflect.StructField{
+		{Name: "URL", Type: reflect.TypeFor[string](), Tag: `json:"url"`},
+		{Name: opts.Name(), Type: opts, Anonymous: true},
+	})
 }

@@ -233,7 +233,7 @@ func (f *Field) resolve(v reflect.Value) error {
 			for i := range v.Len() {
 				s, err := f.canonical(v.Index(i).String())
 				if err != nil {
-					return err
+					return &Error{f.Name, strconv.Quote(v.Index(i).String()) + " is not one of " + f.OneOf()}
 				}
 				v.Index(i).SetString(s)
 			}
