@@ -11,7 +11,7 @@
 //
 // Run `sitediag help` for every subcommand and `sitediag <command> -h`
 // for its flags: every option of the operation is a flag named as the
-// API's member in kebab case (viewportWidth: --viewport-width), with the
+// API's member in kebab case (fullPage: --full-page), with the
 // API's bounds, enums and defaults. Flags may come before or after the
 // targets. A table is printed per target by default; --json prints one
 // JSON object per target, --jsonl one per line, -o FILE writes the JSON

@@ -14,8 +14,8 @@ import (
 )
 
 // optionFlags registers a flag for every member of the options struct
-// *opts, named as the API member in kebab case (viewportWidth:
-// --viewport-width; margin.top: --margin-top). A flag's value is read as
+// *opts, named as the API member in kebab case (fullPage:
+// --full-page; margin.top: --margin-top). A flag's value is read as
 // the API reads the member's JSON, so the command line and the API
 // accept the same values; the bounds and enums are the library's own,
 // checked when the operation runs. docs gives each member's help text,
@@ -70,8 +70,8 @@ func flagUsage(f *apitag.Field, doc string) string {
 	return strings.Join(parts, "; ")
 }
 
-// kebab turns an API member name into a flag name: viewportWidth is
-// viewport-width, renderJS render-js, margin.top margin-top.
+// kebab turns an API member name into a flag name: fullPage is
+// full-page, renderJS render-js, margin.top margin-top.
 func kebab(name string) string {
 	var b strings.Builder
 	rs := []rune(name)
