@@ -50,7 +50,7 @@ func ExampleClient_WebScrape() {
 
 	res, err := c.WebScrape(context.Background(), site.URL, sitediag.WebScrapeOptions{
 		RenderJS: sitediag.Off,
-		Format:  sitediag.ScrapeFormats{"markdown-llm"},
+		Format:   sitediag.ScrapeFormats{"markdown-llm"},
 	})
 	if err != nil {
 		log.Fatal(err)

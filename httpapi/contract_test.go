@@ -176,4 +176,3 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
-

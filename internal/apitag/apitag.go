@@ -58,7 +58,7 @@ func fields(t reflect.Type, index []int, defaults map[string]string) []Field {
 	var out []Field
 	for i := range t.NumField() {
 		sf := t.Field(i)
-		if !sf.IsExported() {
+		if !sf.IsExported() && !(sf.Anonymous && sf.Type.Kind() == reflect.Struct) {
 			continue
 		}
 		idx := append(append([]int(nil), index...), i)
@@ -263,8 +263,10 @@ func (f *Field) resolve(v reflect.Value) error {
 		}
 		return f.number(v.Elem())
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Float32, reflect.Float64:
-		if v.IsZero() && f.ZeroIsDefault() {
+		if v.CanFloat() && v.Float() == 0 {
 			v.SetZero() // -0 is 0
+		}
+		if v.IsZero() && f.ZeroIsDefault() {
 			if f.Default != "" {
 				setNumber(v, f.Default)
 			}

@@ -74,7 +74,7 @@ func TestBinary(t *testing.T) {
 		{"up", []string{"up", shop}, "", 0, []string{"reachable  yes", "status     200 OK"}, ""},
 		{"flags after the target", []string{"up", shop, "--json"}, "", 0, []string{`"statusCode": 200`, `"operation": "up"`, `"followRedirect": true`}, ""},
 		{"up on a 503 is a finding", []string{"up", shop + "/unavailable"}, "", 1, []string{"FINDING: the site answers HTTP 503"}, ""},
-		{"targets from stdin as JSON lines", []string{"up", "-l", "-", "--jsonl"}, "https://shop.test:" + port + "\n# a comment\nhttps://b.test:" + port + "\n", 0,
+		{"targets from stdin as JSON lines, two at once", []string{"up", "-l", "-", "-c", "2", "--jsonl"}, "https://shop.test:" + port + "\n# a comment\nhttps://b.test:" + port + "\n", 0,
 			[]string{`"target":"https://shop.test:` + port + `"`, `"target":"https://b.test:` + port + `"`}, ""},
 		{"dns MX, a row a record", []string{"dns", "shop.test", "--types", "mx"}, "", 0, []string{"MX    10 mail.shop.test"}, ""},
 		{"broken link is a finding", []string{"brokenlink", shop}, "", 1,
@@ -132,6 +132,42 @@ func TestBinary(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOutputFile: -o FILE gets one JSON object per target while the
+// tables go to stdout.
+func TestOutputFile(t *testing.T) {
+	bin := exampletest.Build(t)
+	dns := dnstest.Start(t)
+	dns.Add(t, "a.test. 60 IN A 127.0.0.1", "b.test. 60 IN A 127.0.0.1")
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	defer site.Close()
+	port := site.URL[strings.LastIndex(site.URL, ":")+1:]
+	file := t.TempDir() + "/out.jsonl"
+	out, err := exec.Command(bin, "up", "-o", file, "http://a.test:"+port, "http://b.test:"+port,
+		"--dns-servers", dns.Addr, "--allow-networks", "127.0.0.1/32").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "== http://a.test:"+port) || !strings.Contains(string(out), "reachable  yes") {
+		t.Errorf("stdout:\n%s", out)
+	}
+	lines, _ := os.ReadFile(file)
+	var n int
+	for _, line := range strings.Split(strings.TrimSpace(string(lines)), "\n") {
+		var rec struct {
+			Target string
+			OK     bool
+			Data   struct{ StatusCode int }
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil || !rec.OK || rec.Data.StatusCode != 200 {
+			t.Errorf("line %q: %v", line, err)
+		}
+		n++
+	}
+	if n != 2 {
+		t.Errorf("%d lines, want 2:\n%s", n, lines)
 	}
 }
 
