@@ -62,8 +62,11 @@ func bindHierarchy() *bindZone {
 	broken := leaf("broken.test.", "ECDSAP256SHA256")
 	broken.children = []*bindZone{sub}
 	unsigned := leaf("unsigned.test.", "")
-	dname := leaf("dname.test.", "ECDSAP256SHA256", "sub 300 IN DNAME secure.test.", "far 300 IN DNAME other.test.")
-	ed448 := leaf("ed448.test.", "ED448")
+	dname := leaf("dname.test.", "ECDSAP256SHA256", "sub 300 IN DNAME secure.test.", "far 300 IN DNAME other.test.",
+		"bad 300 IN DNAME secure.test.")
+	dname.tamper = []string{"bad.dname.test. DNAME"}
+	ed448 := leaf("ed448.test.", "ED448", "bad 300 IN A 192.0.2.9")
+	ed448.tamper = []string{"bad.ed448.test. A"}
 	downgrade := leaf("downgrade.test.", "ECDSAP256SHA256")
 	downgrade.ds, downgrade.downgradeDS = false, true
 	test := &bindZone{name: "test.", alg: "ECDSAP256SHA256", nsec3: true, optOut: true, ds: true,
@@ -101,12 +104,14 @@ var bindCases = []bindCase{
 	// #27: a DNAME's synthesised CNAME is unsigned by design.
 	{"www.sub.dname.test", dns.Secure, "dname.test", "", ""},
 	{"www.far.dname.test", dns.Secure, "dname.test", "", ""},
+	{"www.bad.dname.test", dns.Bogus, "dname.test", "dname.test", "the A answer for www.bad.dname.test: the DNAME signature by key"},
 	// #27: a CNAME to a name that does not exist, in the zone and in
 	// another (NSEC3) zone.
 	{"dangling.secure.test", dns.Secure, "secure.test", "", ""},
 	{"away.secure.test", dns.Secure, "secure.test", "", ""},
 	// #27: Ed448.
 	{"www.ed448.test", dns.Secure, "ed448.test", "", ""},
+	{"bad.ed448.test", dns.Bogus, "ed448.test", "ed448.test", "the A answer for bad.ed448.test: the A signature by key"},
 	// #27: beside a SHA-256 DS, a SHA-1 DS is ignored (RFC 4509 §3).
 	{"downgrade.test", dns.Bogus, "downgrade.test", "downgrade.test", "no DNSKEY of downgrade.test matches the DS at test"},
 }
