@@ -15,6 +15,7 @@ import (
 	mdns "github.com/miekg/dns"
 
 	"github.com/sitediag/sitediag/dns"
+	"github.com/sitediag/sitediag/internal/dnstest"
 	"github.com/sitediag/sitediag/internal/testenv"
 )
 
@@ -408,6 +409,42 @@ func TestCheckDNSSECAgainstBIND(t *testing.T) {
 		})
 	}
 	t.Logf("verdicts and median times over %d runs:\n%s", runs, table.String())
+
+	// A CNAME that says other than the DNAME it is synthesised from (a
+	// proxy in front of named rewrites it) is not trusted: the DNAME's
+	// substitution is followed, as delv does.
+	t.Run("synthesised CNAME contradicts its DNAME", func(t *testing.T) {
+		proxy := dnstest.Start(t)
+		proxy.Handle(func(w mdns.ResponseWriter, req *mdns.Msg) {
+			c := &mdns.Client{Net: w.LocalAddr().Network(), Timeout: 5 * time.Second}
+			resp, _, err := c.Exchange(req, addr)
+			if err != nil {
+				return
+			}
+			for _, rr := range resp.Answer {
+				if c, ok := rr.(*mdns.CNAME); ok && strings.EqualFold(c.Hdr.Name, "www.sub.dname.test.") {
+					c.Target = "www.other.test."
+				}
+			}
+			w.WriteMsg(resp)
+		})
+		r := &dns.Resolver{Servers: []string{proxy.Addr}, TrustAnchor: anchor, Timeout: 2 * time.Second}
+		report, err := r.CheckDNSSEC(context.Background(), "www.sub.dname.test", time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := report.Validation
+		delv := delvVerdict(t, proxy.Addr, anchorFile, "www.sub.dname.test")
+		t.Logf("through the rewriting proxy: ours %s, delv %s", v.Status, delv)
+		if v.Status != dns.Secure || delv != dns.Secure {
+			t.Errorf("got %s (%s), delv %s, want secure: www.secure.test, where the DNAME leads", v.Status, v.Reason, delv)
+		}
+		for _, q := range proxy.Queries() {
+			if strings.EqualFold(q.Name, "www.other.test.") {
+				t.Errorf("asked for %s %s, where only the unsigned CNAME leads", q.Name, mdns.TypeToString[q.Type])
+			}
+		}
+	})
 
 	// #27: every configured server is tried within the deadline.
 	t.Run("two silent servers first", func(t *testing.T) {
