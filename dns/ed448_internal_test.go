@@ -27,7 +27,7 @@ func TestSignedDataMatchesMiekg(t *testing.T) {
 		t.Fatal(err)
 	}
 	sets := map[string][]string{
-		"mixed case": {"WWW.Site.Test. 300 IN MX 10 Mail.Site.Test.", "WWW.Site.Test. 300 IN MX 20 Backup.Site.TEST."},
+		"mixed case":                      {"WWW.Site.Test. 300 IN MX 10 Mail.Site.Test.", "WWW.Site.Test. 300 IN MX 20 Backup.Site.TEST."},
 		"RDATA order is not length order": {`t.site.test. 300 IN TXT "ab"`, `t.site.test. 300 IN TXT "z" "z"`, `t.site.test. 300 IN TXT "ab"`},
 		"wildcard":                        {"*.site.test. 300 IN A 192.0.2.1", "*.site.test. 300 IN A 192.0.2.2"},
 	}
