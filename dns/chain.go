@@ -188,7 +188,7 @@ func (v *validator) step(ctx context.Context, cur *zoneState, name string) (*zon
 
 // record adds a link for zone to the chain and remembers the zone's state.
 func (v *validator) record(zone string, link ChainLink, ds []*mdns.DS) *zoneState {
-	link.Zone = zoneName(zone)
+	link.Zone = hostName(zone)
 	link.Algorithms, link.KeyTags = []string{}, []uint16{}
 	for _, d := range ds {
 		alg := mdns.AlgorithmToString[d.Algorithm]
@@ -206,15 +206,6 @@ func (v *validator) record(zone string, link ChainLink, ds []*mdns.DS) *zoneStat
 	z := &zoneState{name: zone, status: link.Status, reason: link.Reason}
 	v.zones[zone] = z
 	return z
-}
-
-// zoneName is zone as the report names it: without the trailing dot,
-// "." for the root.
-func zoneName(zone string) string {
-	if zone == "." {
-		return "."
-	}
-	return hostName(zone)
 }
 
 // enterZone validates zone's DNSKEY RRset against its validated DS set.

@@ -109,7 +109,7 @@ func (r *Resolver) CheckDNSSEC(ctx context.Context, name string, now time.Time) 
 	if err != nil {
 		return nil, err
 	}
-	report := &DNSSECReport{Zone: zoneName(zone), DNSKEY: []string{}, RRSIG: []string{}}
+	report := &DNSSECReport{Zone: hostName(zone), DNSKEY: []string{}, RRSIG: []string{}}
 	keyResp, err := r.querySigned(ctx, zone, mdns.TypeDNSKEY)
 	if err != nil {
 		return nil, err
@@ -162,12 +162,12 @@ func (v *validator) validate(ctx context.Context, fqdn, zone string) (Validation
 		case l.Status == Bogus && val.FailingLink == "":
 			val.FailingLink = l.Zone
 		}
-		if l.Zone == zoneName(zone) {
+		if l.Zone == hostName(zone) {
 			val.DNSKEYSignatureValid, val.DSMatchesKSK = l.DNSKEYValidated, l.dsMatched
 		}
 	}
 	if val.Status == Bogus && val.FailingLink == "" {
-		val.FailingLink = zoneName(worst.zone)
+		val.FailingLink = hostName(worst.zone)
 	}
 	if v.notRecursive && val.Status != Secure {
 		val.Status = Indeterminate
