@@ -447,9 +447,9 @@ func (v *validator) checkRRset(z *zoneState, resp *mdns.Msg, rrset []mdns.RR) de
 // whether that holds up: a CNAME of name signed by z, or a DNAME of an
 // ancestor of name signed by z. The CNAME a server synthesises from a
 // DNAME is unsigned by design (RFC 6672 §5.3.1, RFC 4035 §3.2.1) and is
-// not trusted: the target is the DNAME's substitution, as BIND and
-// Unbound make it whatever the CNAME says. The target is "" when name
-// is no alias.
+// not trusted: the target is the DNAME's substitution whatever that
+// CNAME says, as BIND and Unbound make it. The target is "" when name is
+// no alias.
 func (v *validator) alias(z *zoneState, resp *mdns.Msg, name string) (string, denial) {
 	for _, rr := range resp.Answer {
 		dname, ok := rr.(*mdns.DNAME)

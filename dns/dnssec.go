@@ -88,16 +88,17 @@ func (e *RcodeError) Error() string {
 
 // CheckDNSSEC finds the zone name belongs to (name itself when it is a
 // zone apex, the closest enclosing zone when name does not exist) and
-// lists its DNSKEY RRset and RRSIGs, then validates at
-// time now the chain of trust from r.TrustAnchor (the IANA root by
-// default) down to name: at each zone cut the DS RRset signed by the
-// parent's validated keys, the DNSKEY RRset signed by a key a DS
-// matches, a missing DS proven by NSEC or NSEC3; then the name's A,
-// AAAA, MX and TXT answers and the zone's SOA, following CNAMEs, with
-// wildcard expansions, DNAME substitutions and denials proven. Queries set the DO and CD
-// bits, so a validating resolver hands over what a bogus zone serves;
-// they are cached for the call, and a server that timed out is not asked
-// again during it. A bogus signature is a finding, not an error.
+// lists its DNSKEY RRset and RRSIGs, then validates at time now the
+// chain of trust from r.TrustAnchor (the IANA root by default) down to
+// name: at each zone cut the DS RRset signed by the parent's validated
+// keys, the DNSKEY RRset signed by a key a DS matches, a missing DS
+// proven by NSEC or NSEC3; then the name's A, AAAA, MX and TXT answers
+// and the zone's SOA, following CNAMEs and DNAMEs before any denial is
+// judged, with wildcard expansions and denials proven. Queries set the
+// DO and CD bits, so a validating resolver hands over what a bogus zone
+// serves; they are cached for the call, and a server that timed out is
+// not asked again during it. A bogus signature is a finding, not an
+// error.
 //
 // Errors: a *RcodeError when a server answers SERVFAIL, REFUSED or
 // another error code; an error wrapping ErrNoAnswer (and ErrTimeout when
