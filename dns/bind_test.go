@@ -406,6 +406,9 @@ func TestCheckDNSSECAgainstBIND(t *testing.T) {
 			if report.Zone != c.zone {
 				t.Errorf("zone %q, want %q", report.Zone, c.zone)
 			}
+			if v.Status == dns.Secure && (!report.IsEnabled || len(report.DNSKEY) == 0) {
+				t.Errorf("secure, but isEnabled %v with %d DNSKEY records of %s", report.IsEnabled, len(report.DNSKEY), report.Zone)
+			}
 			checkFlags(t, report)
 		})
 	}

@@ -138,6 +138,19 @@ func TestExchangeTriesEveryServer(t *testing.T) {
 	}
 }
 
+// TestExchangeSharesTheDeadline: with a deadline shorter than two
+// timeouts, two silent servers first still leave time for the third.
+func TestExchangeSharesTheDeadline(t *testing.T) {
+	good := dnstest.Start(t)
+	good.Add(t, "site.test. 60 IN A 192.0.2.1")
+	r := &dns.Resolver{Servers: []string{silentServer(t), silentServer(t), good.Addr}, Timeout: time.Minute}
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	if _, err := r.Exchange(ctx, question("site.test", mdns.TypeA)); err != nil {
+		t.Fatalf("got %v, want the third server's answer within the deadline", err)
+	}
+}
+
 func TestExchangeKeepsErrorAnswerWhenNoOtherServerAnswers(t *testing.T) {
 	servfail := rcodeServer(t, mdns.RcodeServerFailure)
 	r := &dns.Resolver{Servers: []string{servfail.Addr, closedPort(t)}, Timeout: testTimeout}
