@@ -53,7 +53,7 @@ func ExampleClient_DNSSEC() {
 	}
 	fmt.Println(res.Host, "is in zone", res.Zone)
 	fmt.Println("enabled:", res.IsEnabled, "keys:", len(res.DNSKEY), "signatures:", len(res.RRSIG))
-	fmt.Println(res.Validation.Status, res.Validation.DNSKEYSignatureValid, res.Validation.DSMatchesKSK)
+	fmt.Println(res.Validation.Status, *res.Validation.DNSKEYSignatureValid, *res.Validation.DSMatchesKSK)
 	// Output:
 	// shop.test is in zone shop.test
 	// enabled: true keys: 2 signatures: 2

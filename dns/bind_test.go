@@ -2,6 +2,7 @@ package dns_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -15,6 +16,7 @@ import (
 	mdns "github.com/miekg/dns"
 
 	"github.com/sitediag/sitediag/dns"
+	"github.com/sitediag/sitediag/internal/dnstest"
 	"github.com/sitediag/sitediag/internal/testenv"
 )
 
@@ -30,6 +32,10 @@ type bindZone struct {
 	// ds: the parent publishes the zone's DS; wrongDS: the DS of an
 	// unrelated key instead.
 	ds, wrongDS bool
+	// downgradeDS: the parent publishes a SHA-256 DS of an unrelated key
+	// and the SHA-1 DS of the zone's own key, which a validator must
+	// ignore beside the SHA-256 one (RFC 4509 §3).
+	downgradeDS bool
 	// tamper names RRSIGs to corrupt after signing: "owner TYPE".
 	tamper []string
 	// children are signed before the zone and delegated from it.
@@ -42,7 +48,8 @@ func bindHierarchy() *bindZone {
 	leaf := func(name, alg string, extra ...string) *bindZone {
 		return &bindZone{name: name, alg: alg, ds: alg != "", records: append([]string{"@ 300 IN A 192.0.2.1", "www 300 IN A 192.0.2.2"}, extra...)}
 	}
-	secure := leaf("secure.test.", "ED25519", "*.wild 300 IN A 192.0.2.3", "alias 300 IN CNAME www.other.test.")
+	secure := leaf("secure.test.", "ED25519", "*.wild 300 IN A 192.0.2.3", "alias 300 IN CNAME www.other.test.",
+		"dangling 300 IN CNAME missing.secure.test.", "away 300 IN CNAME nope.other.test.")
 	other := leaf("other.test.", "RSASHA256")
 	other.nsec3 = true
 	nods := leaf("nods.test.", "ECDSAP256SHA256")
@@ -57,10 +64,17 @@ func bindHierarchy() *bindZone {
 	broken := leaf("broken.test.", "ECDSAP256SHA256")
 	broken.children = []*bindZone{sub}
 	unsigned := leaf("unsigned.test.", "")
+	dname := leaf("dname.test.", "ECDSAP256SHA256", "sub 300 IN DNAME secure.test.", "far 300 IN DNAME other.test.",
+		"bad 300 IN DNAME secure.test.")
+	dname.tamper = []string{"bad.dname.test. DNAME"}
+	ed448 := leaf("ed448.test.", "ED448", "bad 300 IN A 192.0.2.9")
+	ed448.tamper = []string{"bad.ed448.test. A"}
+	downgrade := leaf("downgrade.test.", "ECDSAP256SHA256")
+	downgrade.ds, downgrade.downgradeDS = false, true
 	test := &bindZone{name: "test.", alg: "ECDSAP256SHA256", nsec3: true, optOut: true, ds: true,
 		records:  []string{"ns 300 IN A 127.0.0.1"},
 		tamper:   []string{"broken.test. DS"},
-		children: []*bindZone{secure, other, nods, wrong, expired, badsig, broken, unsigned}}
+		children: []*bindZone{secure, other, nods, wrong, expired, badsig, broken, unsigned, dname, ed448, downgrade}}
 	return &bindZone{name: ".", alg: "RSASHA256", ds: true, children: []*bindZone{test}, records: []string{"ns.test. 300 IN A 127.0.0.1"}}
 }
 
@@ -68,25 +82,40 @@ func bindHierarchy() *bindZone {
 type bindCase struct {
 	name string
 	want dns.Status
+	// zone is the zone the report must name.
+	zone string
 	// failing is the link a bogus verdict must name, and reason words
 	// its reason must contain.
 	failing, reason string
 }
 
 var bindCases = []bindCase{
-	{"secure.test", dns.Secure, "", ""},
-	{"www.secure.test", dns.Secure, "", ""},
-	{"a.wild.secure.test", dns.Secure, "", ""},
-	{"alias.secure.test", dns.Secure, "", ""},
-	{"nope.secure.test", dns.Secure, "", ""},
-	{"www.other.test", dns.Secure, "", ""},
-	{"nope.other.test", dns.Secure, "", ""},
-	{"nods.test", dns.Insecure, "", "opt-out"},
-	{"www.unsigned.test", dns.Insecure, "", ""},
-	{"wrongds.test", dns.Bogus, "wrongds.test", "no DNSKEY of wrongds.test matches the DS at test"},
-	{"expired.test", dns.Bogus, "expired.test", "expired at"},
-	{"www.badsig.test", dns.Bogus, "", "the A answer for www.badsig.test: the A signature by key"},
-	{"www.sub.broken.test", dns.Bogus, "broken.test", "the DS RRset of broken.test is not validly signed by its parent test"},
+	{"secure.test", dns.Secure, "secure.test", "", ""},
+	{"www.secure.test", dns.Secure, "secure.test", "", ""},
+	{"a.wild.secure.test", dns.Secure, "secure.test", "", ""},
+	{"alias.secure.test", dns.Secure, "secure.test", "", ""},
+	{"nope.secure.test", dns.Secure, "secure.test", "", ""},
+	{"www.other.test", dns.Secure, "other.test", "", ""},
+	{"nope.other.test", dns.Secure, "other.test", "", ""},
+	{"nods.test", dns.Insecure, "nods.test", "", "opt-out"},
+	{"www.unsigned.test", dns.Insecure, "unsigned.test", "", ""},
+	{"wrongds.test", dns.Bogus, "wrongds.test", "wrongds.test", "no DNSKEY of wrongds.test matches the DS at test"},
+	{"expired.test", dns.Bogus, "expired.test", "expired.test", "expired at"},
+	{"www.badsig.test", dns.Bogus, "badsig.test", "badsig.test", "the A answer for www.badsig.test: the A signature by key"},
+	{"www.sub.broken.test", dns.Bogus, "sub.broken.test", "broken.test", "the DS RRset of broken.test is not validly signed by its parent test"},
+	// #27: a DNAME's synthesised CNAME is unsigned by design.
+	{"www.sub.dname.test", dns.Secure, "dname.test", "", ""},
+	{"www.far.dname.test", dns.Secure, "dname.test", "", ""},
+	{"www.bad.dname.test", dns.Bogus, "dname.test", "dname.test", "the A answer for www.bad.dname.test: the DNAME signature by key"},
+	// #27: a CNAME to a name that does not exist, in the zone and in
+	// another (NSEC3) zone.
+	{"dangling.secure.test", dns.Secure, "secure.test", "", ""},
+	{"away.secure.test", dns.Secure, "secure.test", "", ""},
+	// #27: Ed448.
+	{"www.ed448.test", dns.Secure, "ed448.test", "", ""},
+	{"bad.ed448.test", dns.Bogus, "ed448.test", "ed448.test", "the A answer for bad.ed448.test: the A signature by key"},
+	// #27: beside a SHA-256 DS, a SHA-1 DS is ignored (RFC 4509 §3).
+	{"downgrade.test", dns.Bogus, "downgrade.test", "downgrade.test", "no DNSKEY of downgrade.test matches the DS at test"},
 }
 
 // needTools skips (fails under SITEDIAG_CI=1) without BIND's tools.
@@ -162,11 +191,15 @@ func (z *bindZone) sign(t *testing.T, dir string) []string {
 		tamperSignature(t, path+".signed", target)
 	}
 	ds := run(t, dir, "dnssec-dsfromkey", "-2", filepath.Join(keydir, ksk+".key"))
-	if z.wrongDS {
+	if z.wrongDS || z.downgradeDS {
 		other := strings.TrimSpace(run(t, dir, "dnssec-keygen", "-q", "-K", dir, "-a", z.alg, "-f", "KSK", "-n", "ZONE", z.name))
-		ds = run(t, dir, "dnssec-dsfromkey", "-2", filepath.Join(dir, other+".key"))
+		wrong := run(t, dir, "dnssec-dsfromkey", "-2", filepath.Join(dir, other+".key"))
+		if z.downgradeDS {
+			wrong += run(t, dir, "dnssec-dsfromkey", "-1", filepath.Join(keydir, ksk+".key"))
+		}
+		ds = wrong
 	}
-	if z.ds || z.wrongDS {
+	if z.ds || z.wrongDS || z.downgradeDS {
 		delegation = append(delegation, strings.TrimSpace(ds))
 	}
 	return delegation
@@ -364,13 +397,135 @@ func TestCheckDNSSECAgainstBIND(t *testing.T) {
 			if !strings.Contains(v.Reason, c.reason) {
 				t.Errorf("reason %q, want it to contain %q", v.Reason, c.reason)
 			}
-			if c.failing != "" && v.FailingLink != c.failing {
+			if v.FailingLink != c.failing {
 				t.Errorf("failing link %q, want %q (%s)", v.FailingLink, c.failing, v.Reason)
 			}
 			if len(v.Chain) == 0 || v.Chain[0].Zone != "." {
 				t.Errorf("chain %+v does not start at the root", v.Chain)
 			}
+			if report.Zone != c.zone {
+				t.Errorf("zone %q, want %q", report.Zone, c.zone)
+			}
+			if v.Status == dns.Secure && (!report.IsEnabled || len(report.DNSKEY) == 0) {
+				t.Errorf("secure, but isEnabled %v with %d DNSKEY records of %s", report.IsEnabled, len(report.DNSKEY), report.Zone)
+			}
+			checkFlags(t, report)
 		})
 	}
 	t.Logf("verdicts and median times over %d runs:\n%s", runs, table.String())
+
+	// A CNAME that says other than the DNAME it is synthesised from (a
+	// proxy in front of named rewrites it) is not trusted: the DNAME's
+	// substitution is followed, as delv does.
+	t.Run("synthesised CNAME contradicts its DNAME", func(t *testing.T) {
+		proxy := dnstest.Start(t)
+		proxy.Handle(func(w mdns.ResponseWriter, req *mdns.Msg) {
+			c := &mdns.Client{Net: w.LocalAddr().Network(), Timeout: 5 * time.Second}
+			resp, _, err := c.Exchange(req, addr)
+			if err != nil {
+				return
+			}
+			for _, rr := range resp.Answer {
+				if c, ok := rr.(*mdns.CNAME); ok && strings.EqualFold(c.Hdr.Name, "www.sub.dname.test.") {
+					c.Target = "www.other.test."
+				}
+			}
+			w.WriteMsg(resp)
+		})
+		r := &dns.Resolver{Servers: []string{proxy.Addr}, TrustAnchor: anchor, Timeout: 2 * time.Second}
+		report, err := r.CheckDNSSEC(context.Background(), "www.sub.dname.test", time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := report.Validation
+		delv := delvVerdict(t, proxy.Addr, anchorFile, "www.sub.dname.test")
+		t.Logf("through the rewriting proxy: ours %s, delv %s", v.Status, delv)
+		if v.Status != dns.Secure || delv != dns.Secure {
+			t.Errorf("got %s (%s), delv %s, want secure: www.secure.test, where the DNAME leads", v.Status, v.Reason, delv)
+		}
+		for _, q := range proxy.Queries() {
+			if strings.EqualFold(q.Name, "www.other.test.") {
+				t.Errorf("asked for %s %s, where only the unsigned CNAME leads", q.Name, mdns.TypeToString[q.Type])
+			}
+		}
+	})
+
+	// #27: every configured server is tried within the deadline.
+	t.Run("two silent servers first", func(t *testing.T) {
+		r := &dns.Resolver{Servers: []string{silentServer(t), silentServer(t), addr}, TrustAnchor: anchor, Timeout: time.Second}
+		report, err := r.CheckDNSSEC(context.Background(), "www.secure.test", time.Now())
+		if err != nil {
+			t.Fatalf("the third server answers, but: %v", err)
+		}
+		if report.Validation.Status != dns.Secure {
+			t.Errorf("got %s (%s), want secure", report.Validation.Status, report.Validation.Reason)
+		}
+	})
+	t.Run("two silent servers first, deadline shorter than two timeouts", func(t *testing.T) {
+		r := &dns.Resolver{Servers: []string{silentServer(t), silentServer(t), addr}, TrustAnchor: anchor, Timeout: 3 * time.Second}
+		ctx, cancel := context.WithTimeout(context.Background(), 4500*time.Millisecond)
+		defer cancel()
+		if _, err := r.CheckDNSSEC(ctx, "www.secure.test", time.Now()); err != nil {
+			t.Fatalf("the third server answers within the deadline, but: %v", err)
+		}
+	})
+}
+
+// checkFlags checks the report's check flags as the API shows them:
+// set when the check ran, null when it did not (the chain never reached
+// the zone, or stopped before the check), and true all the way on a
+// secure verdict.
+func checkFlags(t *testing.T, report *dns.DNSSECReport) {
+	t.Helper()
+	b, err := json.Marshal(report.Validation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Status               dns.Status
+		DNSKEYSignatureValid *bool `json:"dnskeySignatureValid"`
+		DSMatchesKSK         *bool `json:"dsMatchesKsk"`
+		Chain                []struct {
+			Zone            string
+			Status          dns.Status
+			DSFound         bool  `json:"dsFound"`
+			DSValidated     *bool `json:"dsValidated"`
+			DNSKEYValidated *bool `json:"dnskeyValidated"`
+		}
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	own := -1
+	for i, l := range v.Chain {
+		if l.Zone == report.Zone {
+			own = i
+		}
+		if l.Status == dns.Secure && (!isTrue(l.DSValidated) || !isTrue(l.DNSKEYValidated)) {
+			t.Errorf("secure link %s has unset or false checks: %s", l.Zone, b)
+		}
+		if !l.DSFound && (l.DSValidated != nil || l.DNSKEYValidated != nil) {
+			t.Errorf("link %s has no DS but reports checks that need one: %s", l.Zone, b)
+		}
+		if l.Status == dns.Bogus && l.DSValidated != nil && !*l.DSValidated && l.DNSKEYValidated != nil {
+			t.Errorf("link %s: its DS does not validate, so its DNSKEY was not checked, but dnskeyValidated is %v", l.Zone, *l.DNSKEYValidated)
+		}
+	}
+	switch {
+	case own < 0 && (v.DNSKEYSignatureValid != nil || v.DSMatchesKSK != nil):
+		t.Errorf("the chain never reached %s, but dnskeySignatureValid is %s and dsMatchesKsk %s", report.Zone, show(v.DNSKEYSignatureValid), show(v.DSMatchesKSK))
+	case own >= 0 && v.Chain[own].DNSKEYValidated == nil && v.DNSKEYSignatureValid != nil:
+		t.Errorf("the DNSKEY of %s was not checked, but dnskeySignatureValid is %s", report.Zone, show(v.DNSKEYSignatureValid))
+	case v.Status == dns.Secure && (!isTrue(v.DNSKEYSignatureValid) || !isTrue(v.DSMatchesKSK)):
+		t.Errorf("secure, but dnskeySignatureValid is %s and dsMatchesKsk %s", show(v.DNSKEYSignatureValid), show(v.DSMatchesKSK))
+	}
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
+
+func show(b *bool) string {
+	if b == nil {
+		return "unset"
+	}
+	return fmt.Sprint(*b)
 }

@@ -17,10 +17,12 @@ type ChainLink struct {
 	// DSFound: the parent (or the trust anchor) gives DS records.
 	DSFound bool `json:"dsFound"`
 	// DSValidated: the DS RRset is signed by the parent's validated
-	// keys, or is the trust anchor.
-	DSValidated bool `json:"dsValidated"`
-	// DNSKEYValidated: a key the DS matches signs the DNSKEY RRset.
-	DNSKEYValidated bool `json:"dnskeyValidated"`
+	// keys, or is the trust anchor. Nil (null) when there is no DS.
+	DSValidated *bool `json:"dsValidated"`
+	// DNSKEYValidated: a key the DS matches signs the DNSKEY RRset. Nil
+	// (null) when this was not checked: no DS, a DS that does not
+	// validate or uses no supported algorithm, or no key a DS matches.
+	DNSKEYValidated *bool `json:"dnskeyValidated"`
 	// Algorithms are the DNSSEC algorithms of the DS records, by their
 	// mnemonic ("ECDSAP256SHA256").
 	Algorithms []string `json:"algorithms"`
@@ -32,9 +34,13 @@ type ChainLink struct {
 	// Reason says why, when Status is not secure.
 	Reason string `json:"reason,omitempty"`
 
-	// dsMatched: a DNSKEY of the zone matches a usable DS.
-	dsMatched bool
+	// dsMatched: a DNSKEY of the zone matches a usable DS; nil when
+	// there is no usable, validated DS to match.
+	dsMatched *bool
 }
+
+// checked is the outcome of a check that ran.
+func checked(ok bool) *bool { return &ok }
 
 // Clock skew allowed on signature validity periods, as validating
 // resolvers do.
@@ -156,7 +162,7 @@ func (v *validator) step(ctx context.Context, cur *zoneState, name string) (*zon
 	if len(ds) > 0 {
 		ok, why := v.verifyRRset(cur, asRRs(ds), sigsOver(resp.Answer, name, mdns.TypeDS))
 		if !ok {
-			z := v.record(name, ChainLink{DSFound: true, Status: Bogus, Reason: fmt.Sprintf(
+			z := v.record(name, ChainLink{DSFound: true, DSValidated: checked(false), Status: Bogus, Reason: fmt.Sprintf(
 				"the DS RRset of %s is not validly signed by its parent %s: %s", hostName(name), hostName(cur.name), why)}, ds)
 			return z, true, nil
 		}
@@ -183,9 +189,6 @@ func (v *validator) step(ctx context.Context, cur *zoneState, name string) (*zon
 // record adds a link for zone to the chain and remembers the zone's state.
 func (v *validator) record(zone string, link ChainLink, ds []*mdns.DS) *zoneState {
 	link.Zone = hostName(zone)
-	if zone == "." {
-		link.Zone = "."
-	}
 	link.Algorithms, link.KeyTags = []string{}, []uint16{}
 	for _, d := range ds {
 		alg := mdns.AlgorithmToString[d.Algorithm]
@@ -207,13 +210,8 @@ func (v *validator) record(zone string, link ChainLink, ds []*mdns.DS) *zoneStat
 
 // enterZone validates zone's DNSKEY RRset against its validated DS set.
 func (v *validator) enterZone(ctx context.Context, zone string, ds []*mdns.DS, parent *zoneState, anchor bool) (*zoneState, error) {
-	link := ChainLink{DSFound: true, DSValidated: true}
-	var usable []*mdns.DS
-	for _, d := range ds {
-		if algorithmSupported(d.Algorithm) && digestSupported(d.DigestType) {
-			usable = append(usable, d)
-		}
-	}
+	link := ChainLink{DSFound: true, DSValidated: checked(true)}
+	usable := usableDS(ds)
 	if len(usable) == 0 {
 		link.Status = Insecure
 		link.Reason = fmt.Sprintf("no DS record of %s uses a supported algorithm and digest type, so it is treated as unsigned (RFC 4035 §5.2)", hostName(zone))
@@ -230,6 +228,7 @@ func (v *validator) enterZone(ctx context.Context, zone string, ds []*mdns.DS, p
 		from = "the DS at " + hostName(parent.name)
 	}
 	if len(keys) == 0 {
+		link.dsMatched = checked(false)
 		link.Status, link.Reason = Bogus, fmt.Sprintf("%s says %s is signed, but the zone serves no DNSKEY records", from, hostName(zone))
 		return v.record(zone, link, ds), nil
 	}
@@ -247,17 +246,18 @@ func (v *validator) enterZone(ctx context.Context, zone string, ds []*mdns.DS, p
 			}
 		}
 	}
+	link.dsMatched = checked(len(entry) > 0)
 	if len(entry) == 0 {
 		link.Status, link.Reason = Bogus, fmt.Sprintf("no DNSKEY of %s matches %s (key tags %v)", hostName(zone), from, dsTags(usable))
 		return v.record(zone, link, ds), nil
 	}
-	link.dsMatched = true
 	entryZone := &zoneState{name: zone, keys: entry}
 	if ok, why := v.verifyRRset(entryZone, asRRs(keys), sigs); !ok {
+		link.DNSKEYValidated = checked(false)
 		link.Status, link.Reason = Bogus, fmt.Sprintf("the DNSKEY RRset of %s is not validly signed by a key that %s matches: %s", hostName(zone), from, why)
 		return v.record(zone, link, ds), nil
 	}
-	link.DNSKEYValidated, link.Status = true, Secure
+	link.DNSKEYValidated, link.Status = checked(true), Secure
 	z := v.record(zone, link, ds)
 	z.keys = keys
 	return z, nil
@@ -279,13 +279,32 @@ func dsTags(ds []*mdns.DS) []uint16 {
 	return tags
 }
 
+// usableDS returns the DS records a validator uses: those of a supported
+// algorithm and digest type, and, when one of them has a SHA-256 or
+// SHA-384 digest, none with a SHA-1 digest (RFC 4509 §3, as BIND does),
+// so that a SHA-1 DS cannot stand in for a stronger one that fails.
+func usableDS(ds []*mdns.DS) []*mdns.DS {
+	var usable []*mdns.DS
+	strong := false
+	for _, d := range ds {
+		if algorithmSupported(d.Algorithm) && digestSupported(d.DigestType) {
+			usable = append(usable, d)
+			strong = strong || d.DigestType != mdns.SHA1
+		}
+	}
+	if strong {
+		usable = slices.DeleteFunc(usable, func(d *mdns.DS) bool { return d.DigestType == mdns.SHA1 })
+	}
+	return usable
+}
+
 // algorithmSupported is RFC 8624 §3.1's validation column: the algorithms
-// a validator MUST (or here can) validate. RSAMD5, DSA, GOST and Ed448
-// are not, and zones signed only with them are insecure.
+// a validator MUST (or here can) validate, Ed448 included. RSAMD5, DSA
+// and GOST are not, and zones signed only with them are insecure.
 func algorithmSupported(alg uint8) bool {
 	switch alg {
 	case mdns.RSASHA1, mdns.RSASHA1NSEC3SHA1, mdns.RSASHA256, mdns.RSASHA512,
-		mdns.ECDSAP256SHA256, mdns.ECDSAP384SHA384, mdns.ED25519:
+		mdns.ECDSAP256SHA256, mdns.ECDSAP384SHA384, mdns.ED25519, mdns.ED448:
 		return true
 	}
 	return false
@@ -332,7 +351,7 @@ func (v *validator) verifyRRset(z *zoneState, rrset []mdns.RR, sigs []*mdns.RRSI
 				return false, fmt.Sprintf("gave up on the %s RRset after %d signature checks: too many keys and signatures share a key tag", typ, checks)
 			}
 			checks++
-			switch err := sig.Verify(k, rrset); {
+			switch err := verifySignature(sig, k, rrset); {
 			case err != nil:
 				problems = append(problems, fmt.Sprintf("the %s signature by key %d does not verify", typ, sig.KeyTag))
 			case !validAt(sig, v.now):
@@ -361,10 +380,15 @@ var answerTypes = []uint16{mdns.TypeA, mdns.TypeAAAA, mdns.TypeMX, mdns.TypeTXT}
 type verdict struct {
 	status Status
 	reason string
+	// zone is the zone whose answer failed, for an answer-level
+	// verdict other than secure.
+	zone string
 }
 
 // judgeAnswer validates the answer for name and qtype: the RRset with
-// its CNAME chain, or the proof that it does not exist.
+// its CNAME and DNAME chain, or the proof that it does not exist.
+// Aliases are followed before a denial is judged: an NXDOMAIN answer
+// that carries a CNAME denies the CNAME's target, not name.
 func (v *validator) judgeAnswer(ctx context.Context, name string, qtype uint16) (verdict, error) {
 	name = mdns.CanonicalName(name)
 	typ := mdns.TypeToString[qtype]
@@ -374,43 +398,89 @@ func (v *validator) judgeAnswer(ctx context.Context, name string, qtype uint16) 
 			return verdict{}, err
 		}
 		if z.status != Secure {
-			return verdict{z.status, z.reason}, nil
+			return verdict{status: z.status, reason: z.reason}, nil
 		}
 		resp, err := v.query(ctx, name, qtype)
 		if err != nil {
 			return verdict{}, err
 		}
-		what := fmt.Sprintf("the %s answer for %s", typ, hostName(name))
-		if resp.Rcode == mdns.RcodeNameError {
-			d := v.proveNXDomain(z, resp, name)
-			return verdict{d.status, prefixed(what, d.reason)}, nil
+		judged := func(d denial) verdict {
+			what := fmt.Sprintf("the %s answer for %s", typ, hostName(name))
+			return verdict{status: d.status, reason: prefixed(what, d.reason), zone: z.name}
 		}
-		rrtype := qtype
-		if rrs := rrsOf[mdns.RR](resp.Answer, name, qtype); len(rrs) == 0 {
-			rrtype = mdns.TypeCNAME
+		if rrset := rrsOf[mdns.RR](resp.Answer, name, qtype); len(rrset) > 0 {
+			return judged(v.checkRRset(z, resp, rrset)), nil
 		}
-		rrset := rrsOf[mdns.RR](resp.Answer, name, rrtype)
-		if len(rrset) == 0 {
-			d := v.proveNoData(z, resp, name, qtype)
-			return verdict{d.status, prefixed(what, d.reason)}, nil
+		target, d := v.alias(z, resp, name)
+		switch {
+		case d.status != Secure:
+			return judged(d), nil
+		case target != "":
+			name = target
+			continue
+		case resp.Rcode == mdns.RcodeNameError:
+			return judged(v.proveNXDomain(z, resp, name)), nil
 		}
-		sigs := sigsOver(resp.Answer, name, rrtype)
-		if ok, why := v.verifyRRset(z, rrset, sigs); !ok {
-			return verdict{Bogus, prefixed(what, why)}, nil
-		}
-		if labels := int(sigs[0].Labels); labels < mdns.CountLabel(name) {
-			// sigs[0] stands for all: they share the owner and labels
-			// when they verify.
-			if d := v.proveWildcard(z, resp, name, labels); d.status != Secure {
-				return verdict{d.status, prefixed(what, d.reason)}, nil
-			}
-		}
-		if rrtype == qtype {
-			return verdict{status: Secure}, nil
-		}
-		name = mdns.CanonicalName(rrset[0].(*mdns.CNAME).Target)
+		return judged(v.proveNoData(z, resp, name, qtype)), nil
 	}
-	return verdict{Indeterminate, fmt.Sprintf("more than %d aliases", maxCNAMEs)}, nil
+	return verdict{Indeterminate, fmt.Sprintf("more than %d aliases", maxCNAMEs), ""}, nil
+}
+
+// checkRRset checks the signatures over rrset, an RRset of resp's answer,
+// by z's keys, and, when they say it was expanded from a wildcard, the
+// proof that its owner does not exist.
+func (v *validator) checkRRset(z *zoneState, resp *mdns.Msg, rrset []mdns.RR) denial {
+	h := rrset[0].Header()
+	sigs := sigsOver(resp.Answer, h.Name, h.Rrtype)
+	if ok, why := v.verifyRRset(z, rrset, sigs); !ok {
+		return denial{status: Bogus, reason: why}
+	}
+	// sigs[0] stands for all: they share the owner and labels when they
+	// verify.
+	if labels := int(sigs[0].Labels); labels < mdns.CountLabel(h.Name) {
+		return v.proveWildcard(z, resp, h.Name, labels)
+	}
+	return denial{status: Secure}
+}
+
+// alias returns the name that resp's answer makes name an alias of, and
+// whether that holds up: a CNAME of name signed by z, or a DNAME of an
+// ancestor of name signed by z. The CNAME a server synthesises from a
+// DNAME is unsigned by design (RFC 6672 §5.3.1, RFC 4035 §3.2.1) and is
+// not trusted: the target is the DNAME's substitution whatever that
+// CNAME says, as BIND and Unbound make it. The target is "" when name is
+// no alias.
+func (v *validator) alias(z *zoneState, resp *mdns.Msg, name string) (string, denial) {
+	for _, rr := range resp.Answer {
+		dname, ok := rr.(*mdns.DNAME)
+		if !ok || !mdns.IsSubDomain(dname.Hdr.Name, name) || strings.EqualFold(dname.Hdr.Name, name) {
+			continue
+		}
+		owner := mdns.CanonicalName(dname.Hdr.Name)
+		if d := v.checkRRset(z, resp, rrsOf[mdns.RR](resp.Answer, owner, mdns.TypeDNAME)); d.status != Secure {
+			return "", d
+		}
+		return substitute(name, owner, dname.Target), denial{status: Secure}
+	}
+	cname := rrsOf[mdns.RR](resp.Answer, name, mdns.TypeCNAME)
+	if len(cname) == 0 {
+		return "", denial{status: Secure}
+	}
+	if d := v.checkRRset(z, resp, cname); d.status != Secure {
+		return "", d
+	}
+	return mdns.CanonicalName(cname[0].(*mdns.CNAME).Target), denial{status: Secure}
+}
+
+// substitute replaces the suffix owner of name with target, as a DNAME
+// does (RFC 6672 §2.2).
+func substitute(name, owner, target string) string {
+	labels := mdns.SplitDomainName(name)
+	prefix := strings.Join(labels[:len(labels)-mdns.CountLabel(owner)], ".")
+	if target = mdns.CanonicalName(target); target == "." {
+		return prefix + "."
+	}
+	return prefix + "." + target
 }
 
 func prefixed(what, reason string) string {

@@ -30,11 +30,15 @@ const (
 // Validation is the verdict on a zone's DNSSEC and the checks behind it.
 type Validation struct {
 	Status Status `json:"status"`
-	// DNSKEYSignatureValid: an RRSIG over the DNSKEY RRset verifies with
-	// a key-signing key of the set and is inside its validity period.
-	DNSKEYSignatureValid bool `json:"dnskeySignatureValid"`
-	// DSMatchesKSK: a DS record at the parent matches a key-signing key.
-	DSMatchesKSK bool `json:"dsMatchesKsk"`
+	// DNSKEYSignatureValid: an RRSIG over the zone's DNSKEY RRset
+	// verifies with a key a DS matches and is inside its validity
+	// period. Nil (null) when it was not checked: the chain of trust
+	// stopped above the zone, or no DS of the zone is usable or matches.
+	DNSKEYSignatureValid *bool `json:"dnskeySignatureValid"`
+	// DSMatchesKSK: a usable DS record at the parent matches a key of
+	// the zone. Nil (null) when it was not checked: the chain of trust
+	// stopped above the zone, or the zone has no usable, validated DS.
+	DSMatchesKSK *bool `json:"dsMatchesKsk"`
 	// Reason says in a sentence why Status is what it is; for bogus,
 	// the first failing link or answer.
 	Reason string `json:"reason"`
@@ -44,7 +48,9 @@ type Validation struct {
 	// InsecureAt is the zone whose unsigned delegation was proven, when
 	// Status is insecure.
 	InsecureAt string `json:"insecureAt,omitempty"`
-	// FailingLink is the first zone of Chain that is bogus.
+	// FailingLink is the zone where a bogus verdict comes from: the
+	// first zone of Chain that is bogus, or else the zone whose answer
+	// (or denial) does not hold up.
 	FailingLink string `json:"failingLink,omitempty"`
 }
 
@@ -58,7 +64,8 @@ type DNSSECReport struct {
 	// RRSIG are the signatures over the DNSKEY RRset, then over the
 	// SOA RRset, in the same form ("RRSIG DNSKEY 13 2 3600 …").
 	RRSIG []string `json:"rrsig"`
-	// Zone is the zone the name belongs to, whose keys were checked.
+	// Zone is the zone the name belongs to, whose keys were checked:
+	// for a name that does not exist, the closest enclosing zone.
 	Zone string `json:"zone"`
 	// Validation is the verdict.
 	Validation Validation `json:"validation"`
@@ -80,16 +87,18 @@ func (e *RcodeError) Error() string {
 }
 
 // CheckDNSSEC finds the zone name belongs to (name itself when it is a
-// zone apex) and lists its DNSKEY RRset and RRSIGs, then validates at
-// time now the chain of trust from r.TrustAnchor (the IANA root by
-// default) down to name: at each zone cut the DS RRset signed by the
-// parent's validated keys, the DNSKEY RRset signed by a key a DS
-// matches, a missing DS proven by NSEC or NSEC3; then the name's A,
-// AAAA, MX and TXT answers and the zone's SOA, following CNAMEs, with
-// wildcard expansions and denials proven. Queries set the DO and CD
-// bits, so a validating resolver hands over what a bogus zone serves;
-// they are cached for the call, and a server that timed out is not asked
-// again during it. A bogus signature is a finding, not an error.
+// zone apex, the closest enclosing zone when name does not exist) and
+// lists its DNSKEY RRset and RRSIGs, then validates at time now the
+// chain of trust from r.TrustAnchor (the IANA root by default) down to
+// name: at each zone cut the DS RRset signed by the parent's validated
+// keys, the DNSKEY RRset signed by a key a DS matches, a missing DS
+// proven by NSEC or NSEC3; then the name's A, AAAA, MX and TXT answers
+// and the zone's SOA, following CNAMEs and DNAMEs before any denial is
+// judged, with wildcard expansions and denials proven. Queries set the
+// DO and CD bits, so a validating resolver hands over what a bogus zone
+// serves; they are cached for the call, and a server that timed out is
+// not asked again during it. A bogus signature is a finding, not an
+// error.
 //
 // Errors: a *RcodeError when a server answers SERVFAIL, REFUSED or
 // another error code; an error wrapping ErrNoAnswer (and ErrTimeout when
@@ -102,22 +111,18 @@ func (r *Resolver) CheckDNSSEC(ctx context.Context, name string, now time.Time) 
 		return nil, err
 	}
 	report := &DNSSECReport{Zone: hostName(zone), DNSKEY: []string{}, RRSIG: []string{}}
-	if zone == "" {
-		report.Zone = hostName(fqdn)
-	} else {
-		keyResp, err := r.querySigned(ctx, zone, mdns.TypeDNSKEY)
-		if err != nil {
-			return nil, err
-		}
-		for _, k := range rrsOf[*mdns.DNSKEY](keyResp.Answer, zone, mdns.TypeDNSKEY) {
-			report.DNSKEY = append(report.DNSKEY, recordText(k))
-		}
-		keySigs := sigsOver(keyResp.Answer, zone, mdns.TypeDNSKEY)
-		for _, sig := range append(keySigs, sigsOver(soa, zone, mdns.TypeSOA)...) {
-			report.RRSIG = append(report.RRSIG, recordText(sig))
-		}
-		report.IsEnabled = len(report.DNSKEY) > 0 && len(keySigs) > 0
+	keyResp, err := r.querySigned(ctx, zone, mdns.TypeDNSKEY)
+	if err != nil {
+		return nil, err
 	}
+	for _, k := range rrsOf[*mdns.DNSKEY](keyResp.Answer, zone, mdns.TypeDNSKEY) {
+		report.DNSKEY = append(report.DNSKEY, recordText(k))
+	}
+	keySigs := sigsOver(keyResp.Answer, zone, mdns.TypeDNSKEY)
+	for _, sig := range append(keySigs, sigsOver(soa, zone, mdns.TypeSOA)...) {
+		report.RRSIG = append(report.RRSIG, recordText(sig))
+	}
+	report.IsEnabled = len(report.DNSKEY) > 0 && len(keySigs) > 0
 	anchor := r.TrustAnchor
 	if anchor == nil {
 		anchor = RootTrustAnchor()
@@ -132,15 +137,13 @@ func (r *Resolver) CheckDNSSEC(ctx context.Context, name string, now time.Time) 
 }
 
 // validate follows the chain to fqdn and judges its answers and the SOA
-// of its zone (when known).
+// of its zone.
 func (v *validator) validate(ctx context.Context, fqdn, zone string) (Validation, error) {
 	questions := make([]question, 0, len(answerTypes)+1)
 	for _, t := range answerTypes {
 		questions = append(questions, question{fqdn, t})
 	}
-	if zone != "" {
-		questions = append(questions, question{zone, mdns.TypeSOA})
-	}
+	questions = append(questions, question{zone, mdns.TypeSOA})
 	worst := verdict{status: Secure}
 	rank := map[Status]int{Secure: 0, Insecure: 1, Indeterminate: 2, Bogus: 3}
 	for _, q := range questions {
@@ -160,9 +163,12 @@ func (v *validator) validate(ctx context.Context, fqdn, zone string) (Validation
 		case l.Status == Bogus && val.FailingLink == "":
 			val.FailingLink = l.Zone
 		}
-		if zone != "" && l.Zone == hostName(zone) || zone == "." && l.Zone == "." {
+		if l.Zone == hostName(zone) {
 			val.DNSKEYSignatureValid, val.DSMatchesKSK = l.DNSKEYValidated, l.dsMatched
 		}
+	}
+	if val.Status == Bogus && val.FailingLink == "" {
+		val.FailingLink = hostName(worst.zone)
 	}
 	if v.notRecursive && val.Status != Secure {
 		val.Status = Indeterminate
@@ -176,19 +182,15 @@ func (v *validator) validate(ctx context.Context, fqdn, zone string) (Validation
 
 // findZone returns the apex of the zone fqdn belongs to, with the SOA
 // RRset and its RRSIGs, by asking for the SOA of fqdn and then of each
-// ancestor: the answer names the apex, or, when the name exists but has
-// no SOA and is no alias, the authority section does (the root zone
-// excepted). The zone is "" when fqdn does not exist, and fqdn itself
-// when no zone is found.
+// ancestor: the answer names the apex, or, when the name has no SOA (or
+// does not exist) and is no alias, the authority section does (the root
+// zone excepted). The zone is fqdn itself when no zone is found.
 func (r *Resolver) findZone(ctx context.Context, fqdn string) (string, []mdns.RR, error) {
 	for off, end := 0, false; !end; off, end = mdns.NextLabel(fqdn, off) {
 		name := fqdn[off:]
 		resp, err := r.querySigned(ctx, name, mdns.TypeSOA)
 		if err != nil {
 			return "", nil, err
-		}
-		if resp.Rcode == mdns.RcodeNameError && off == 0 {
-			return "", nil, nil
 		}
 		if soa := rrsOf[*mdns.SOA](resp.Answer, name, mdns.TypeSOA); len(soa) > 0 {
 			return name, resp.Answer, nil

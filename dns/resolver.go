@@ -48,7 +48,7 @@ var (
 // the servers of /etc/resolv.conf. It is safe for concurrent use.
 type Resolver struct {
 	// Servers are host:port addresses. A query goes to the first, and
-	// to the second when the first does not answer. If empty, the
+	// to each next one in turn while none answers. If empty, the
 	// nameservers of /etc/resolv.conf are used.
 	Servers []string
 	// Timeout bounds one exchange with one server over one transport
@@ -97,17 +97,15 @@ func (r *Resolver) timeout() time.Duration {
 	return defaultQueryTimeout
 }
 
-// maxAttempts is how many servers one query tries: the first, and one
-// retry on another.
-const maxAttempts = 2
-
 // Exchange sends msg with EDNS0 (1232-byte buffer; an OPT record is added
-// to msg when it has none) over UDP, retries over
-// TCP when the answer is truncated, and when the first server does not
-// answer, or answers SERVFAIL or REFUSED, asks the next server once. Each
-// exchange with one server is bounded by Timeout and by ctx. A response
-// with any rcode is returned as is: NXDOMAIN or SERVFAIL is an answer, not
-// an error.
+// to msg when it has none) over UDP, retries over TCP when the answer is
+// truncated, and asks the servers in turn until one answers: a server
+// that does not answer, or answers SERVFAIL or REFUSED, passes the query
+// on to the next. Each exchange with one server is bounded by Timeout, by
+// ctx, and, when ctx has a deadline, by an equal share of the time left
+// among the servers not yet asked, so that every server is asked before
+// the deadline. A response with any rcode is returned as is: NXDOMAIN, or
+// SERVFAIL when no server does better, is an answer, not an error.
 //
 // When no server answers, the error wraps ErrNoAnswer, and ErrTimeout too
 // when the last attempt ran out of time (Timeout or ctx's deadline).
@@ -121,11 +119,12 @@ func (r *Resolver) Exchange(ctx context.Context, msg *mdns.Msg) (*mdns.Msg, erro
 	}
 	dead := deadServersOf(ctx)
 	servers = dead.alive(servers)
-	servers = servers[:min(len(servers), maxAttempts)]
 	var lastErr error
 	var fallback *mdns.Msg
 	for i, server := range servers {
-		resp, err := r.exchangeWith(ctx, msg, server)
+		attemptCtx, cancel := shareOfDeadline(ctx, len(servers)-i)
+		resp, err := r.exchangeWith(attemptCtx, msg, server)
+		cancel()
 		if err != nil {
 			lastErr = err
 			if ctx.Err() != nil {
@@ -147,11 +146,24 @@ func (r *Resolver) Exchange(ctx context.Context, msg *mdns.Msg) (*mdns.Msg, erro
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		lastErr = ctxErr
+	} else if deadline, ok := ctx.Deadline(); ok && !time.Now().Before(deadline) {
+		// The last socket deadline, ctx's own, fired before ctx's timer.
+		lastErr = fmt.Errorf("%w: %w", context.DeadlineExceeded, lastErr)
 	}
 	if isTimeout(lastErr) {
 		return nil, fmt.Errorf("%w: %w: %w", ErrNoAnswer, ErrTimeout, lastErr)
 	}
 	return nil, fmt.Errorf("%w: %w", ErrNoAnswer, lastErr)
+}
+
+// shareOfDeadline bounds ctx by an equal share, among the n servers left
+// to ask, of the time left before ctx's deadline.
+func shareOfDeadline(ctx context.Context, n int) (context.Context, context.CancelFunc) {
+	deadline, ok := ctx.Deadline()
+	if !ok || n <= 1 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, time.Until(deadline)/time.Duration(n))
 }
 
 // deadServers remembers, for one request, the servers that timed out,
@@ -249,6 +261,10 @@ func (r *Resolver) exchangeOver(ctx context.Context, network string, msg *mdns.M
 	switch {
 	case errors.As(err, &unpackErr) && !errors.Is(err, mdns.ErrId):
 		return nil, fmt.Errorf("%w from %s over %s: %w", ErrMalformed, server, network, err)
+	case err != nil && ctx.Err() != nil:
+		// ctx's end closed the connection: say why, not "use of closed
+		// network connection".
+		return nil, fmt.Errorf("%w: %w", ctx.Err(), err)
 	case err != nil:
 		return nil, err
 	case !sameQuestion(resp.Question, msg.Question):

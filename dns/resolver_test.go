@@ -125,16 +125,29 @@ func TestExchangeRetriesOnAnotherServer(t *testing.T) {
 	}
 }
 
-func TestExchangeRetriesOnceOnly(t *testing.T) {
+func TestExchangeTriesEveryServer(t *testing.T) {
 	good := dnstest.Start(t)
 	good.Add(t, "site.test. 60 IN A 192.0.2.1")
-	r := &dns.Resolver{Servers: []string{closedPort(t), closedPort(t), good.Addr}, Timeout: testTimeout}
-	_, err := r.Exchange(context.Background(), question("site.test", mdns.TypeA))
-	if !errors.Is(err, dns.ErrNoAnswer) {
-		t.Fatalf("got %v, want ErrNoAnswer after one retry", err)
+	r := &dns.Resolver{Servers: []string{closedPort(t), silentServer(t), good.Addr}, Timeout: testTimeout}
+	resp, err := r.Exchange(context.Background(), question("site.test", mdns.TypeA))
+	if err != nil {
+		t.Fatalf("got %v, want the third server's answer", err)
 	}
-	if q := good.Queries(); len(q) != 0 {
-		t.Errorf("the third server got %d queries, want none", len(q))
+	if len(resp.Answer) != 1 {
+		t.Errorf("got %d records, want the third server's 1", len(resp.Answer))
+	}
+}
+
+// TestExchangeSharesTheDeadline: with a deadline shorter than two
+// timeouts, two silent servers first still leave time for the third.
+func TestExchangeSharesTheDeadline(t *testing.T) {
+	good := dnstest.Start(t)
+	good.Add(t, "site.test. 60 IN A 192.0.2.1")
+	r := &dns.Resolver{Servers: []string{silentServer(t), silentServer(t), good.Addr}, Timeout: time.Minute}
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	if _, err := r.Exchange(ctx, question("site.test", mdns.TypeA)); err != nil {
+		t.Fatalf("got %v, want the third server's answer within the deadline", err)
 	}
 }
 
