@@ -90,10 +90,6 @@ func jsonPath(field string) string {
 	return strings.Join(kept, ".")
 }
 
-// jsonStringsType is the type of a member that is a string or an array of
-// strings, for its type errors.
-var jsonStringsType = reflect.TypeFor[[]string]()
-
 // jsonType names a Go kind the way a JSON caller thinks of it.
 func jsonType(kind reflect.Kind) string {
 	switch kind {
