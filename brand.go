@@ -22,10 +22,10 @@ type BrandOptions struct {
 	Refresh bool `json:"refresh"`
 	// Mode is standard or enriched (adds company facts). Empty means
 	// standard.
-	Mode string `json:"mode" openapi:"enum=standard|enriched,default=standard"`
+	Mode string `json:"mode" api:"enum=standard|enriched,default=standard"`
 	// Timeout bounds the extraction's work on the page, as
 	// PageOptions.Timeout.
-	Timeout float64 `json:"timeout" openapi:"minimum=1,zero,description=seconds; 0 or absent: the job's deadline"`
+	Timeout float64 `json:"timeout" api:"min=1"`
 }
 
 // BrandResult is a site's brand record and where it came from.

@@ -20,7 +20,7 @@ import (
 type PageOptions struct {
 	// Device is "desktop" (1366×768) or "mobile" (390×844 at 3×, touch,
 	// mobile user agent). Empty means desktop.
-	Device string `json:"device" openapi:"enum=desktop|mobile,default=desktop"`
+	Device string `json:"device" api:"enum=desktop|mobile,default=desktop"`
 	// ProxyCountry loads the page through the proxy configured for that
 	// country. Empty means direct.
 	ProxyCountry string `json:"proxyCountry"`
@@ -40,7 +40,7 @@ type PageOptions struct {
 	// deadline (Config.BrowserJobTimeout; Config.LighthouseJobTimeout
 	// for Lighthouse). Without a browser (RenderJS off) it bounds the
 	// page's GET. Zero means the job's deadline.
-	Timeout float64 `json:"timeout" openapi:"minimum=1,zero,description=seconds; 0 or absent: the job's deadline"`
+	Timeout float64 `json:"timeout" api:"min=1"`
 }
 
 // MinPageTimeout is the shortest PageOptions.Timeout.

@@ -15,7 +15,7 @@ import (
 type LighthouseOptions struct {
 	// Device is desktop (Lighthouse's desktop preset) or mobile (its
 	// default mobile emulation). Empty means desktop.
-	Device string `json:"device" openapi:"enum=desktop|mobile,default=desktop"`
+	Device string `json:"device" api:"enum=desktop|mobile,default=desktop"`
 	// ProxyCountry routes the audit through the proxy configured for
 	// that country. Empty means direct.
 	ProxyCountry string `json:"proxyCountry"`
@@ -31,7 +31,7 @@ type LighthouseOptions struct {
 	Parameters []string `json:"parameters"`
 	// Timeout bounds the audit once it has the worker, as
 	// PageOptions.Timeout, capped by Config.LighthouseJobTimeout.
-	Timeout float64 `json:"timeout" openapi:"minimum=1,zero,description=seconds; 0 or absent: the job's deadline"`
+	Timeout float64 `json:"timeout" api:"min=1"`
 }
 
 // LighthouseSettings are LighthouseOptions resolved.

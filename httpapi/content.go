@@ -14,7 +14,7 @@ type metaScrapeRequest struct {
 	URL string `json:"url"`
 	sitediag.PageOptions
 	RenderJS   sitediag.Toggle `json:"renderJS"`
-	Format     string          `json:"format" openapi:"enum=json|markdown,default=json"`
+	Format     string          `json:"format" api:"enum=json|markdown,default=json"`
 	FileOutput bool            `json:"fileOutput"`
 }
 
@@ -66,12 +66,13 @@ func (f *formatList) UnmarshalJSON(b []byte) error {
 type webScrapeRequest struct {
 	URL string `json:"url"`
 	sitediag.PageOptions
-	RenderJS         sitediag.Toggle            `json:"renderJS"`
-	Format           formatList                 `json:"format"`
-	FileOutput       bool                       `json:"fileOutput"`
-	WaitTime         float64                    `json:"waitTime" openapi:"minimum=0,maximum=30,description=seconds to wait after the page loads"`
+	RenderJS   sitediag.Toggle `json:"renderJS"`
+	Format     formatList      `json:"format"`
+	FileOutput bool            `json:"fileOutput"`
+	// WaitTime is how long to wait after the page loads, in seconds.
+	WaitTime         float64                    `json:"waitTime" api:"min=0,max=30"`
 	WaitFor          string                     `json:"waitFor"`
-	ExtractionMode   string                     `json:"extractionMode" openapi:"enum=default|cssSchema,default=default"`
+	ExtractionMode   string                     `json:"extractionMode" api:"enum=default|cssSchema,default=default"`
 	ExtractionSchema *sitediag.ExtractionSchema `json:"extractionSchema"`
 }
 

@@ -8,7 +8,7 @@ import (
 
 type dnsRecordRequest struct {
 	URL   string   `json:"url"`
-	Types []string `json:"types" openapi:"enum=A|AAAA|CNAME|MX|CAA|NS|SOA|SRV|TXT,unique"`
+	Types []string `json:"types" api:"enum=A|AAAA|CNAME|MX|CAA|NS|SOA|SRV|TXT"`
 }
 
 type dnsRecordMeta struct {

@@ -8,8 +8,8 @@ import (
 
 type mtrRequest struct {
 	URL          string `json:"url"`
-	Count        int    `json:"count" openapi:"minimum=1,maximum=20,zero,default=5"`
-	MaxHops      int    `json:"maxHops" openapi:"minimum=1,maximum=64,zero,default=30"`
+	Count        int    `json:"count" api:"min=1,max=20,default=5"`
+	MaxHops      int    `json:"maxHops" api:"min=1,max=64,default=30"`
 	NoLookup     bool   `json:"noLookup"`
 	ProxyCountry string `json:"proxyCountry"`
 }

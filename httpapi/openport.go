@@ -7,9 +7,12 @@ import (
 )
 
 type openPortRequest struct {
-	URL            string `json:"url"`
-	TopPorts       int    `json:"topPorts" openapi:"enum=0|50|100|500|1000|5000,default=100,description=scan the most common ports; 0 or absent: 100 unless portRanges is given"`
-	PortRanges     string `json:"portRanges" openapi:"description=ports and ranges, comma separated (22,80,8000-8100)"`
+	URL string `json:"url"`
+	// TopPorts scans that many of the most common ports; 0 or absent:
+	// 100 unless portRanges is given.
+	TopPorts int `json:"topPorts" api:"enum=50|100|500|1000|5000,default=100"`
+	// PortRanges are ports and ranges, comma separated (22,80,8000-8100).
+	PortRanges     string `json:"portRanges"`
 	DetectServices bool   `json:"detectServices"`
 	ProxyCountry   string `json:"proxyCountry"`
 }

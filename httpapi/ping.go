@@ -8,7 +8,7 @@ import (
 
 type pingRequest struct {
 	URL          string `json:"url"`
-	Count        int    `json:"count" openapi:"minimum=1,maximum=16,zero,default=4"`
+	Count        int    `json:"count" api:"min=1,max=16,default=4"`
 	ProxyCountry string `json:"proxyCountry"`
 }
 

@@ -12,17 +12,18 @@ import (
 type screenshotRequest struct {
 	URL string `json:"url"`
 	sitediag.PageOptions
-	Type                  string  `json:"type" openapi:"enum=png|jpeg|webp,default=png"`
-	FullPage              bool    `json:"fullPage"`
-	AddTimestamp          bool    `json:"addTimestamp"`
-	PageHeight            int     `json:"pageHeight" openapi:"minimum=100,maximum=5000,zero"`
-	ViewportWidth         int     `json:"viewportWidth" openapi:"minimum=320,maximum=3840,zero"`
-	ViewportHeight        int     `json:"viewportHeight" openapi:"minimum=240,maximum=2160,zero"`
-	Theme                 string  `json:"theme" openapi:"enum=light|dark|auto,default=auto"`
-	Delay                 float64 `json:"delay" openapi:"minimum=0,maximum=10,description=seconds to wait after the page loads"`
+	Type           string `json:"type" api:"enum=png|jpeg|webp,default=png"`
+	FullPage       bool   `json:"fullPage"`
+	AddTimestamp   bool   `json:"addTimestamp"`
+	PageHeight     int    `json:"pageHeight" api:"min=100,max=5000"`
+	ViewportWidth  int    `json:"viewportWidth" api:"min=320,max=3840"`
+	ViewportHeight int    `json:"viewportHeight" api:"min=240,max=2160"`
+	Theme          string `json:"theme" api:"enum=light|dark|auto,default=auto"`
+	// Delay is how long to wait after the page loads, in seconds.
+	Delay                 float64 `json:"delay" api:"min=0,max=10"`
 	DisableAnimations     bool    `json:"disableAnimations"`
-	Quality               int     `json:"quality" openapi:"minimum=10,maximum=100,zero,default=90"`
-	ScaleFactor           float64 `json:"scaleFactor" openapi:"minimum=0.1,maximum=3,zero"`
+	Quality               int     `json:"quality" api:"min=10,max=100,default=90"`
+	ScaleFactor           float64 `json:"scaleFactor" api:"min=0.1,max=3"`
 	Selector              string  `json:"selector"`
 	FallbackToFullPage    bool    `json:"fallbackToFullPage"`
 	Inline                bool    `json:"inline"`

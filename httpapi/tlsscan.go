@@ -8,8 +8,10 @@ import (
 )
 
 type tlsScanRequest struct {
-	URL          string  `json:"url"`
-	ProbeTimeout float64 `json:"probeTimeout" openapi:"minimum=0,maximum=30,default=5,description=seconds each probe may wait for an answer"`
+	URL string `json:"url"`
+	// ProbeTimeout is how long each probe may wait for an answer, in
+	// seconds.
+	ProbeTimeout float64 `json:"probeTimeout" api:"min=0,max=30,default=5"`
 }
 
 type tlsScanMeta struct {

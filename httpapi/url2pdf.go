@@ -9,15 +9,19 @@ import (
 type url2PDFRequest struct {
 	URL string `json:"url"`
 	sitediag.PageOptions
-	Format      string `json:"format" openapi:"enum=letter|legal|a0|a1|a2|a3|a4|a5|a6,default=a4"`
-	Orientation string `json:"orientation" openapi:"enum=portrait|landscape,default=portrait"`
+	Format      string `json:"format" api:"enum=letter|legal|a0|a1|a2|a3|a4|a5|a6,default=a4"`
+	Orientation string `json:"orientation" api:"enum=portrait|landscape,default=portrait"`
 	Margin      *struct {
-		Top    *float64 `json:"top" openapi:"minimum=0,default=10,description=millimetres"`
-		Bottom *float64 `json:"bottom" openapi:"minimum=0,default=10,description=millimetres"`
-		Right  *float64 `json:"right" openapi:"minimum=0,default=10,description=millimetres"`
-		Left   *float64 `json:"left" openapi:"minimum=0,default=10,description=millimetres"`
+		// Top is the top margin in millimetres.
+		Top *float64 `json:"top" api:"min=0,default=10"`
+		// Bottom is the bottom margin in millimetres.
+		Bottom *float64 `json:"bottom" api:"min=0,default=10"`
+		// Right is the right margin in millimetres.
+		Right *float64 `json:"right" api:"min=0,default=10"`
+		// Left is the left margin in millimetres.
+		Left *float64 `json:"left" api:"min=0,default=10"`
 	} `json:"margin"`
-	Scale        *float64 `json:"scale" openapi:"exclusiveMinimum=0,maximum=2,default=1"`
+	Scale        *float64 `json:"scale" api:"min=0.1,max=2,default=1"`
 	AddTimestamp bool     `json:"addTimestamp"`
 }
 
