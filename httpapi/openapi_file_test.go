@@ -85,12 +85,12 @@ var customSchemas = openapigen.Custom{
 	typeOf[sitediag.Toggle](): func(*openapigen.Schemas, bool) *openapigen.Schema {
 		return &openapigen.Schema{Type: "boolean"}
 	},
-	typeOf[formatList](): func(*openapigen.Schemas, bool) *openapigen.Schema {
+	typeOf[formatList](): func(s *openapigen.Schemas, _ bool) *openapigen.Schema {
 		var formats []any
 		for _, f := range content.Formats() {
 			formats = append(formats, string(f))
 		}
-		format := &openapigen.Schema{Type: "string", Enum: formats}
+		format := s.Add("ScrapeFormat", &openapigen.Schema{Type: "string", Enum: formats})
 		maxItems := sitediag.MaxFormats
 		return &openapigen.Schema{AnyOf: []*openapigen.Schema{format,
 			{Type: "array", Items: format, UniqueItems: true, MaxItems: &maxItems}}}

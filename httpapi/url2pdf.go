@@ -21,7 +21,9 @@ type url2PDFRequest struct {
 		// Left is the left margin in millimetres.
 		Left *float64 `json:"left" api:"min=0,default=10"`
 	} `json:"margin"`
-	Scale        *float64 `json:"scale" api:"min=0.1,max=2,default=1"`
+	// Scale is the rendering scale, at most 2; 0 or absent means 1,
+	// and a scale below 0.1 is 0.1.
+	Scale        *float64 `json:"scale" api:"min=0,max=2,default=1"`
 	AddTimestamp bool     `json:"addTimestamp"`
 }
 

@@ -176,7 +176,8 @@ func (s *Schemas) envelopes(success, failure reflect.Type) {
 }
 
 // successEnvelope adds the component of op's success envelope, named
-// after its path (/up: UpResponse): the shared SuccessEnvelope with op's
+// after its path (/up: UpSuccess; generators name their own response
+// wrappers …Response): the shared SuccessEnvelope with op's
 // meta, data and extra members, and returns a reference to it.
 func successEnvelope(s *Schemas, op Operation) *Schema {
 	var data *Schema
@@ -196,7 +197,7 @@ func successEnvelope(s *Schemas, op Operation) *Schema {
 		own.Properties[name] = s.Of(op.Extra[name])
 	}
 	id := operationID(op.Paths[0])
-	return s.Add(strings.ToUpper(id[:1])+id[1:]+"Response", &Schema{AllOf: []*Schema{Ref(successName), own}})
+	return s.Add(strings.ToUpper(id[:1])+id[1:]+"Success", &Schema{AllOf: []*Schema{Ref(successName), own}})
 }
 
 // describe is the description of one operation at one of its paths,

@@ -82,12 +82,12 @@ func (s *Schemas) Component(t reflect.Type) string {
 	return s.component(t, false)
 }
 
-// Add adds the component name with schema p.
+// Add adds the component name with schema p, unless it has one, and
+// returns a reference to it.
 func (s *Schemas) Add(name string, p *Schema) *Schema {
-	if _, ok := s.components[name]; ok {
-		panic("openapigen: component " + name + " added twice")
+	if _, ok := s.components[name]; !ok {
+		s.components[name] = p
 	}
-	s.components[name] = p
 	return Ref(name)
 }
 
@@ -114,12 +114,16 @@ func (s *Schemas) of(t reflect.Type, request bool) *Schema {
 		return &Schema{Type: "boolean"}
 	case reflect.String:
 		return &Schema{Type: "string"}
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+	case reflect.Int64:
+		return &Schema{Type: "integer", Format: "int64"}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32:
 		return &Schema{Type: "integer"}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return &Schema{Type: "integer", Minimum: ptr(0.0)}
-	case reflect.Float32, reflect.Float64:
-		return &Schema{Type: "number"}
+	case reflect.Float32:
+		return &Schema{Type: "number", Format: "float"}
+	case reflect.Float64:
+		return &Schema{Type: "number", Format: "double"}
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
 			return &Schema{Type: "string", Format: "byte"}

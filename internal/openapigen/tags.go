@@ -94,9 +94,9 @@ func (c constraint) apply(p *Schema) (*Schema, error) {
 		p.Default = d
 	}
 	if number(target) && target == p && c.excludesZero() {
-		inner := &Schema{Enum: p.Enum, Minimum: p.Minimum, Maximum: p.Maximum}
+		inner := &Schema{Type: p.Type, Enum: p.Enum, Minimum: p.Minimum, Maximum: p.Maximum}
 		p.Enum, p.Minimum, p.Maximum = nil, nil, nil
-		p.AnyOf = []*Schema{inner, {Const: ptr[any](0), Description: "the default, as when absent"}}
+		p.AnyOf = []*Schema{inner, {Type: p.Type, Const: ptr[any](0), Description: "the default, as when absent"}}
 	}
 	return p, nil
 }
