@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 oapi_codegen=github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@v2.8.2
 
-work=$(mktemp -d)
+work=$(mktemp -d "${TMPDIR:-/tmp}/sitediag-clients.XXXXXX")
 server_pid=
 cleanup() {
   if [ -n "$server_pid" ]; then
