@@ -35,12 +35,12 @@ type successEnvelope struct {
 	APICode int `json:"apiCode"`
 	// Message says something of the diagnosis in words: the page had
 	// not finished loading, how many links are broken.
-	Message string `json:"message,omitempty"`
-	Meta    any    `json:"meta"`
-	Data      any    `json:"data"`
-	Summary   any    `json:"summary,omitempty"`
-	Inline    any    `json:"inline,omitempty"`
-	Services  any    `json:"services,omitempty"`
+	Message  string `json:"message,omitempty"`
+	Meta     any    `json:"meta"`
+	Data     any    `json:"data"`
+	Summary  any    `json:"summary,omitempty"`
+	Inline   any    `json:"inline,omitempty"`
+	Services any    `json:"services,omitempty"`
 }
 
 // errorEnvelope is the body of every error.
