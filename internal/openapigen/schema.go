@@ -271,6 +271,9 @@ func (s *Schemas) member(f reflect.StructField, name string, request bool, pkg, 
 	} else {
 		p = s.of(f.Type, request)
 	}
+	if _, ok := f.Tag.Lookup("openapi"); ok {
+		return nil, fmt.Errorf("an openapi tag: bounds, enums and defaults are api tags now, descriptions doc comments")
+	}
 	c, err := parseConstraint(f.Tag.Get("api"))
 	if err != nil {
 		return nil, err
