@@ -81,42 +81,36 @@ type call struct {
 	run  func(ctx context.Context) (string, error)
 }
 
-// answer is what every generated response has.
-type answer interface {
+// answer is a response of the generated client whose 200 is JSON of
+// type T.
+type answer[T any] interface {
 	StatusCode() int
+	GetBody() []byte
+	GetJSON200() *T
 }
 
-// check turns a client call's response into an error unless it is a 200
-// whose JSON body decoded (body is the decoded value, nil otherwise).
-func check[T any](resp answer, raw []byte, err error, body *T) (*T, error) {
+// decoded returns the body of a client call's 200, or why there is none.
+func decoded[T any](r answer[T], err error) (*T, error) {
 	if err != nil {
 		return nil, err
 	}
-	if resp.StatusCode() != http.StatusOK || body == nil {
-		return nil, fmt.Errorf("status %d: %.300s", resp.StatusCode(), raw)
+	if b := r.GetJSON200(); r.StatusCode() == http.StatusOK && b != nil {
+		return b, nil
 	}
-	return body, nil
+	return nil, fmt.Errorf("status %d: %.300s", r.StatusCode(), r.GetBody())
 }
 
 func calls(c *client.ClientWithResponses, site string) []call {
 	return []call{
 		{"GET /health", func(ctx context.Context) (string, error) {
-			r, err := c.GetHealthWithResponse(ctx)
-			if r == nil {
-				return "", err
-			}
-			b, err := check(r, r.Body, err, r.JSON200)
+			b, err := decoded(c.GetHealthWithResponse(ctx))
 			if err != nil {
 				return "", err
 			}
 			return b.Message, nil
 		}},
 		{"GET /health/service", func(ctx context.Context) (string, error) {
-			r, err := c.GetServiceHealthWithResponse(ctx)
-			if r == nil {
-				return "", err
-			}
-			b, err := check(r, r.Body, err, r.JSON200)
+			b, err := decoded(c.GetServiceHealthWithResponse(ctx))
 			if err != nil {
 				return "", err
 			}
@@ -127,33 +121,21 @@ func calls(c *client.ClientWithResponses, site string) []call {
 			return strings.Join(names, " "), nil
 		}},
 		{"POST /up", func(ctx context.Context) (string, error) {
-			r, err := c.UpWithResponse(ctx, client.UpJSONRequestBody{Url: site})
-			if r == nil {
-				return "", err
-			}
-			b, err := check(r, r.Body, err, r.JSON200)
+			b, err := decoded(c.UpWithResponse(ctx, client.UpJSONRequestBody{Url: site}))
 			if err != nil {
 				return "", err
 			}
 			return fmt.Sprintf("statusCode %d %s", b.Data.StatusCode, b.Data.ReasonPhrase), nil
 		}},
 		{"POST /ttfb", func(ctx context.Context) (string, error) {
-			r, err := c.TtfbWithResponse(ctx, client.TtfbJSONRequestBody{Url: site})
-			if r == nil {
-				return "", err
-			}
-			b, err := check(r, r.Body, err, r.JSON200)
+			b, err := decoded(c.TtfbWithResponse(ctx, client.TtfbJSONRequestBody{Url: site}))
 			if err != nil {
 				return "", err
 			}
 			return fmt.Sprintf("%.1f ms", b.Data), nil
 		}},
 		{"POST /httpheader", func(ctx context.Context) (string, error) {
-			r, err := c.HttpheaderWithResponse(ctx, client.HttpheaderJSONRequestBody{Url: site})
-			if r == nil {
-				return "", err
-			}
-			b, err := check(r, r.Body, err, r.JSON200)
+			b, err := decoded(c.HttpheaderWithResponse(ctx, client.HttpheaderJSONRequestBody{Url: site}))
 			if err != nil {
 				return "", err
 			}
@@ -165,11 +147,7 @@ func calls(c *client.ClientWithResponses, site string) []call {
 			return "", errors.New("no Content-Type among the headers")
 		}},
 		{"POST /redirectcheck", func(ctx context.Context) (string, error) {
-			r, err := c.RedirectcheckWithResponse(ctx, client.RedirectcheckJSONRequestBody{Url: site + "/old"})
-			if r == nil {
-				return "", err
-			}
-			b, err := check(r, r.Body, err, r.JSON200)
+			b, err := decoded(c.RedirectcheckWithResponse(ctx, client.RedirectcheckJSONRequestBody{Url: site + "/old"}))
 			if err != nil {
 				return "", err
 			}
@@ -179,11 +157,7 @@ func calls(c *client.ClientWithResponses, site string) []call {
 			return fmt.Sprintf("%d hops, first %d", len(b.Data), b.Data[0].Status), nil
 		}},
 		{"POST /metascraping", func(ctx context.Context) (string, error) {
-			r, err := c.MetascrapingWithResponse(ctx, client.MetascrapingJSONRequestBody{Url: site})
-			if r == nil {
-				return "", err
-			}
-			b, err := check(r, r.Body, err, r.JSON200)
+			b, err := decoded(c.MetascrapingWithResponse(ctx, client.MetascrapingJSONRequestBody{Url: site}))
 			if err != nil {
 				return "", err
 			}
@@ -201,11 +175,7 @@ func calls(c *client.ClientWithResponses, site string) []call {
 			if err := format.FromScrapeFormat("markdown"); err != nil {
 				return "", err
 			}
-			r, err := c.WebScrapingWithResponse(ctx, client.WebScrapingJSONRequestBody{Url: site, Format: &format})
-			if r == nil {
-				return "", err
-			}
-			b, err := check(r, r.Body, err, r.JSON200)
+			b, err := decoded(c.WebScrapingWithResponse(ctx, client.WebScrapingJSONRequestBody{Url: site, Format: &format}))
 			if err != nil {
 				return "", err
 			}
@@ -220,11 +190,7 @@ func calls(c *client.ClientWithResponses, site string) []call {
 		}},
 		{"POST /screenshot", func(ctx context.Context) (string, error) {
 			width, kind := 1024, client.ScreenshotRequestType("jpeg")
-			r, err := c.ScreenshotWithResponse(ctx, client.ScreenshotJSONRequestBody{Url: site, ViewportWidth: &width, Type: &kind})
-			if r == nil {
-				return "", err
-			}
-			b, err := check(r, r.Body, err, r.JSON200)
+			b, err := decoded(c.ScreenshotWithResponse(ctx, client.ScreenshotJSONRequestBody{Url: site, ViewportWidth: &width, Type: &kind}))
 			if err != nil {
 				return "", err
 			}

@@ -131,3 +131,38 @@ func TestComponentClash(t *testing.T) {
 
 // hop is another type named Hop, as the component names go.
 type hop struct{ C int }
+
+// page and shot are an embedded options struct and an operation's
+// request body that sets its defaults.
+type page struct {
+	BlockAds   *bool  `json:"blockAds"`
+	Device     string `json:"device" api:"enum=desktop|mobile,default=desktop"`
+	HideCookie *bool  `json:"hideCookie"`
+}
+
+type shot struct {
+	URL  string `json:"url"`
+	page `api:"blockAds=true,hideCookie=false"`
+	Kind string `json:"type" api:"enum=png|jpeg,default=png"`
+}
+
+// TestEmbeddedDefaults gives an embedded struct's members the defaults
+// the embedding field's api tag sets, and makes url required.
+func TestEmbeddedDefaults(t *testing.T) {
+	s := &Schemas{docs: newFieldDocs("../..", "github.com/sitediag/sitediag"), components: map[string]*Schema{},
+		names: map[componentKey]string{}, owners: map[string]reflect.Type{}}
+	body := requireURL(s, s.of(reflect.TypeFor[shot](), true))
+	got, _ := json.Marshal(s.components[strings.TrimPrefix(body.Ref, "#/components/schemas/")])
+	want := `{"type":"object","properties":{` +
+		`"blockAds":{"type":["boolean","null"],"default":true},` +
+		`"device":{"default":"desktop","anyOf":[{"type":"string","enum":["desktop","mobile"]},{"type":"null"}]},` +
+		`"hideCookie":{"type":["boolean","null"],"default":false},` +
+		`"type":{"default":"png","anyOf":[{"type":"string","enum":["png","jpeg"]},{"type":"null"}]},` +
+		`"url":{"type":"string"}},"required":["url"],"additionalProperties":false}`
+	if string(got) != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+	if _, err := parseDefaults("blockAds"); err == nil {
+		t.Error("an item without = : no error")
+	}
+}

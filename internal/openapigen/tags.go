@@ -19,17 +19,28 @@ type constraint struct {
 	hasDefault bool
 }
 
-// parseConstraint reads an api tag of a field.
-func parseConstraint(tag string) (constraint, error) {
-	var c constraint
+// tagItems reads an api tag's comma-separated key=value items, in
+// order.
+func tagItems(tag string) (keys, values []string, err error) {
 	if tag == "" {
-		return c, nil
+		return nil, nil, nil
 	}
 	for item := range strings.SplitSeq(tag, ",") {
 		key, val, ok := strings.Cut(item, "=")
 		if !ok {
-			return c, fmt.Errorf("api tag item %q is not key=value", item)
+			return nil, nil, fmt.Errorf("api tag item %q is not key=value", item)
 		}
+		keys, values = append(keys, key), append(values, val)
+	}
+	return keys, values, nil
+}
+
+// parseConstraint reads an api tag of a field.
+func parseConstraint(tag string) (constraint, error) {
+	var c constraint
+	keys, values, err := tagItems(tag)
+	for i, key := range keys {
+		val := values[i]
 		switch key {
 		case "min", "max":
 			n, err := strconv.ParseFloat(val, 64)
@@ -49,24 +60,18 @@ func parseConstraint(tag string) (constraint, error) {
 			return c, fmt.Errorf("unknown api tag key %q", key)
 		}
 	}
-	return c, nil
+	return c, err
 }
 
 // parseDefaults reads the api tag of an embedded struct: its members'
 // defaults by JSON name.
 func parseDefaults(tag string) (map[string]string, error) {
+	names, values, err := tagItems(tag)
 	defaults := map[string]string{}
-	if tag == "" {
-		return defaults, nil
+	for i, name := range names {
+		defaults[name] = values[i]
 	}
-	for item := range strings.SplitSeq(tag, ",") {
-		name, val, ok := strings.Cut(item, "=")
-		if !ok {
-			return nil, fmt.Errorf("api tag item %q of an embedded struct is not member=default", item)
-		}
-		defaults[name] = val
-	}
-	return defaults, nil
+	return defaults, err
 }
 
 // apply constrains p, the schema of a field's values, by c and returns
