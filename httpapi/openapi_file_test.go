@@ -82,10 +82,10 @@ var renames = map[reflect.Type]string{
 
 // customSchemas are the types whose JSON form is their own.
 var customSchemas = openapigen.Custom{
-	typeOf[sitediag.Toggle](): func(*openapigen.Schemas, bool) *openapigen.Schema {
+	typeOf[sitediag.Toggle](): func(*openapigen.Schemas) *openapigen.Schema {
 		return &openapigen.Schema{Type: "boolean"}
 	},
-	typeOf[formatList](): func(s *openapigen.Schemas, _ bool) *openapigen.Schema {
+	typeOf[formatList](): func(s *openapigen.Schemas) *openapigen.Schema {
 		var formats []any
 		for _, f := range content.Formats() {
 			formats = append(formats, string(f))
@@ -95,7 +95,7 @@ var customSchemas = openapigen.Custom{
 		return &openapigen.Schema{AnyOf: []*openapigen.Schema{format,
 			{Type: "array", Items: format, UniqueItems: true, MaxItems: &maxItems}}}
 	},
-	typeOf[dns.Records](): func(s *openapigen.Schemas, _ bool) *openapigen.Schema {
+	typeOf[dns.Records](): func(s *openapigen.Schemas) *openapigen.Schema {
 		props := map[string]*openapigen.Schema{}
 		for _, t := range dns.RecordTypes() {
 			// Every queried type is an array, never null; SOA an

@@ -197,7 +197,7 @@ func successEnvelope(s *Schemas, op Operation) *Schema {
 		own.Properties[name] = s.Of(op.Extra[name])
 	}
 	id := operationID(op.Paths[0])
-	return s.Add(strings.ToUpper(id[:1])+id[1:]+"Success", &Schema{AllOf: []*Schema{Ref(successName), own}})
+	return s.Add(strings.ToUpper(id[:1])+id[1:]+"Success", &Schema{AllOf: []*Schema{ref(successName), own}})
 }
 
 // describe is the description of one operation at one of its paths,
@@ -283,7 +283,7 @@ func errorResponses(codes []sitediag.Code) map[string]*docResponse {
 	}
 	out := map[string]*docResponse{}
 	for status, codes := range byStatus {
-		body := &Schema{AllOf: []*Schema{Ref(errorName), {
+		body := &Schema{AllOf: []*Schema{ref(errorName), {
 			Type: "object",
 			Properties: map[string]*Schema{
 				"apiCode": {Type: "integer", Enum: []any{status}},

@@ -52,7 +52,7 @@ func TestNullableNeverInEnum(t *testing.T) {
 	}{
 		{&Schema{Type: "string"}, `{"type":["string","null"]}`},
 		{&Schema{Type: "string", Enum: []any{"a"}, Default: "a"}, `{"default":"a","anyOf":[{"type":"string","enum":["a"]},{"type":"null"}]}`},
-		{Ref("X"), `{"anyOf":[{"$ref":"#/components/schemas/X"},{"type":"null"}]}`},
+		{ref("X"), `{"anyOf":[{"$ref":"#/components/schemas/X"},{"type":"null"}]}`},
 		{&Schema{}, `{}`},
 	}
 	for _, c := range cases {
@@ -115,7 +115,7 @@ func TestComponentClash(t *testing.T) {
 	type Hop struct{ A int }
 	s := &Schemas{docs: newFieldDocs(t.TempDir(), "example.test/m"), components: map[string]*Schema{},
 		names: map[componentKey]string{}, owners: map[string]reflect.Type{}}
-	if got := s.Component(reflect.TypeFor[Hop]()); got != "Hop" {
+	if got := s.component(reflect.TypeFor[Hop](), false); got != "Hop" {
 		t.Errorf("component %q, want Hop", got)
 	}
 	if got := s.component(reflect.TypeFor[Hop](), true); got != "HopInput" {
@@ -126,7 +126,7 @@ func TestComponentClash(t *testing.T) {
 			t.Errorf("a clash: %v, want a panic naming the rename table", r)
 		}
 	}()
-	s.Component(reflect.TypeFor[hop]())
+	s.component(reflect.TypeFor[hop](), false)
 }
 
 // hop is another type named Hop, as the component names go.

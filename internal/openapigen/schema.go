@@ -37,9 +37,9 @@ type Schema struct {
 
 // Custom are the schemas of Go types whose JSON form is their own (a
 // json.Marshaler or json.Unmarshaler), which reflection cannot see, by
-// type. The function gets the set, to refer to other types, and whether
-// the schema is of a request body's form.
-type Custom map[reflect.Type]func(s *Schemas, request bool) *Schema
+// type. The function gets the set, to refer to other types (Of) or add
+// a component (Add).
+type Custom map[reflect.Type]func(s *Schemas) *Schema
 
 // Schemas turns Go types into schemas as encoding/json writes and reads
 // them. Named structs become components (#/components/schemas/<Name>),
@@ -73,14 +73,8 @@ var (
 // Of returns the schema of values of t in a response.
 func (s *Schemas) Of(t reflect.Type) *Schema { return s.of(t, false) }
 
-// Ref returns a reference to the component named name, which add adds.
-func Ref(name string) *Schema { return &Schema{Ref: "#/components/schemas/" + name} }
-
-// Component is the component name of struct type t (in its response
-// form), adding it when missing, and panics on a clash.
-func (s *Schemas) Component(t reflect.Type) string {
-	return s.component(t, false)
-}
+// ref returns a reference to the component named name.
+func ref(name string) *Schema { return &Schema{Ref: "#/components/schemas/" + name} }
 
 // Add adds the component name with schema p, unless it has one, and
 // returns a reference to it.
@@ -88,12 +82,12 @@ func (s *Schemas) Add(name string, p *Schema) *Schema {
 	if _, ok := s.components[name]; !ok {
 		s.components[name] = p
 	}
-	return Ref(name)
+	return ref(name)
 }
 
 func (s *Schemas) of(t reflect.Type, request bool) *Schema {
 	if build, ok := s.custom[t]; ok {
-		return build(s, request)
+		return build(s)
 	}
 	if t.Kind() == reflect.Pointer {
 		return s.of(t.Elem(), request)
@@ -139,7 +133,7 @@ func (s *Schemas) of(t reflect.Type, request bool) *Schema {
 		if t.Name() == "" {
 			return s.object(t, request, "", "")
 		}
-		return Ref(s.component(t, request))
+		return ref(s.component(t, request))
 	}
 	panic(fmt.Sprintf("openapigen: no JSON schema for %v", t))
 }
