@@ -22,7 +22,7 @@ type BrandOptions struct {
 	Refresh Toggle `json:"refresh" api:"default=false"`
 	// Mode is standard, or enriched (adds company facts).
 	Mode string `json:"mode" api:"enum=standard|enriched,default=standard"`
-	// Timeout bounds the extraction's work on the page, as
+	// Timeout, in seconds, bounds the extraction's work on the page, as
 	// PageOptions.Timeout.
 	Timeout Seconds `json:"timeout" api:"min=1"`
 }

@@ -31,7 +31,8 @@ type PageOptions struct {
 	// SkipCaptcha waits, for a bounded time, for a bot challenge page to
 	// clear by itself. It never solves one.
 	SkipCaptcha Toggle `json:"skipCaptcha"`
-	// Timeout shortens the job's deadline, which runs from the moment
+	// Timeout, in seconds, shortens the job's deadline, which runs from
+	// the moment
 	// the job has a browser slot: the page gets half of it (at most
 	// 30 s) to load, the rest is left for the operation. A longer
 	// timeout is capped by the job's deadline (Config.BrowserJobTimeout;

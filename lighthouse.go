@@ -30,7 +30,7 @@ type LighthouseOptions struct {
 	// --emulated-user-agent, --blocked-url-patterns, --max-wait-for-load
 	// (up to the job's deadline).
 	Parameters []string `json:"parameters"`
-	// Timeout bounds the audit once it has the worker, capped by
+	// Timeout, in seconds, bounds the audit once it has the worker, capped by
 	// Config.LighthouseJobTimeout. Zero means that deadline.
 	Timeout Seconds `json:"timeout" api:"min=1"`
 }

@@ -34,7 +34,7 @@ type OpenPortOptions struct {
 	// Concurrency is how many ports are probed at once. Zero means
 	// portscan.DefaultConcurrency.
 	Concurrency int `json:"concurrency" api:"min=1,max=1000"`
-	// PortTimeout bounds one connection attempt; a port silent that long
+	// PortTimeout, in seconds, bounds one connection attempt; a port silent that long
 	// counts as filtered. Zero means portscan.DefaultTimeout.
 	PortTimeout Seconds `json:"portTimeout" api:"min=0.05,max=10"`
 }

@@ -31,7 +31,7 @@ type ScreenshotOptions struct {
 	PageHeight int `json:"pageHeight" api:"min=100,max=5000"`
 	// Theme is light, dark or auto (the page's own).
 	Theme string `json:"theme" api:"enum=light|dark|auto,default=auto"`
-	// Delay is waited after the page has loaded.
+	// Delay, in seconds, is waited after the page has loaded.
 	Delay Seconds `json:"delay" api:"min=0,max=10"`
 	// DisableAnimations finishes and turns off CSS animations and
 	// transitions, and asks for reduced motion.

@@ -16,7 +16,8 @@ import (
 // TLSScanOptions are the options of TLSScan and the API's body of
 // /tlsscan. The zero value is ready to use.
 type TLSScanOptions struct {
-	// ProbeTimeout bounds each handshake probe (connect, hello, answer):
+	// ProbeTimeout, in seconds, bounds each handshake probe (connect,
+	// hello, answer):
 	// raise it for a server slower than that to answer. Zero means
 	// tls.DefaultProbeTimeout (5 s).
 	ProbeTimeout Seconds `json:"probeTimeout" api:"min=0,max=30"`

@@ -10,12 +10,16 @@ import (
 // minContentMM is the least room margins must leave on the paper.
 const minContentMM = 10.0
 
-// PDFMargin are page margins in millimetres. A nil side is 10 mm.
+// PDFMargin are page margins. A nil side is 10 mm.
 type PDFMargin struct {
-	Top    *float64 `json:"top" api:"min=0,default=10"`
+	// Top is the top margin in millimetres.
+	Top *float64 `json:"top" api:"min=0,default=10"`
+	// Bottom is the bottom margin in millimetres.
 	Bottom *float64 `json:"bottom" api:"min=0,default=10"`
-	Right  *float64 `json:"right" api:"min=0,default=10"`
-	Left   *float64 `json:"left" api:"min=0,default=10"`
+	// Right is the right margin in millimetres.
+	Right *float64 `json:"right" api:"min=0,default=10"`
+	// Left is the left margin in millimetres.
+	Left *float64 `json:"left" api:"min=0,default=10"`
 }
 
 // URL2PDFOptions are the options of URL2PDF and the API's body of

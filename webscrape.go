@@ -53,7 +53,8 @@ type WebScrapeOptions struct {
 	// FileOutput delivers the API's result as a file: data is its URL.
 	// The library returns the result either way.
 	FileOutput Toggle `json:"fileOutput" api:"default=false"`
-	// WaitTime is waited after the page has loaded (renderJS only).
+	// WaitTime, in seconds, is waited after the page has loaded
+	// (renderJS only).
 	WaitTime Seconds `json:"waitTime" api:"min=0,max=30"`
 	// WaitFor is a CSS selector whose element is waited for, up to
 	// WaitForTimeout, after waitTime (renderJS only).

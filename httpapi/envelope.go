@@ -25,28 +25,41 @@ type response struct {
 	Services any
 }
 
+// successEnvelope is the body of every operation's success.
 type successEnvelope struct {
-	Timestamp int64  `json:"timestamp"`
+	// Timestamp is when the request came, in Unix milliseconds.
+	Timestamp int64 `json:"timestamp"`
+	// APIStatus is "success".
 	APIStatus string `json:"apiStatus"`
-	APICode   int    `json:"apiCode"`
-	Message   string `json:"message,omitempty"`
-	Meta      any    `json:"meta"`
-	Data      any    `json:"data"`
-	Summary   any    `json:"summary,omitempty"`
-	Inline    any    `json:"inline,omitempty"`
-	Services  any    `json:"services,omitempty"`
+	// APICode is the HTTP status, 200.
+	APICode int `json:"apiCode"`
+	// Message says something of the diagnosis in words: the page had
+	// not finished loading, how many links are broken.
+	Message  string `json:"message,omitempty"`
+	Meta     any    `json:"meta"`
+	Data     any    `json:"data"`
+	Summary  any    `json:"summary,omitempty"`
+	Inline   any    `json:"inline,omitempty"`
+	Services any    `json:"services,omitempty"`
 }
 
+// errorEnvelope is the body of every error.
 type errorEnvelope struct {
-	Timestamp int64  `json:"timestamp"`
+	// Timestamp is when the request came, in Unix milliseconds.
+	Timestamp int64 `json:"timestamp"`
+	// APIStatus is "failure".
 	APIStatus string `json:"apiStatus"`
-	APICode   int    `json:"apiCode"`
-	Message   string `json:"message"`
-	Details   string `json:"details"`
+	// APICode is the HTTP status.
+	APICode int `json:"apiCode"`
+	// Message is the error code (INVALID_URL, …).
+	Message string `json:"message"`
+	// Details says what went wrong, for people.
+	Details string `json:"details"`
 }
 
 // testRecord is meta.test.
 type testRecord struct {
+	// ID is the request's id, as the X-Request-Id header gives it.
 	ID string `json:"id"`
 }
 

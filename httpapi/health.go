@@ -13,12 +13,19 @@ import (
 // healthTimeout bounds the dependency checks of /health/service.
 const healthTimeout = 5 * time.Second
 
+// healthBody is what /health answers.
 type healthBody struct {
-	Timestamp int64                    `json:"timestamp"`
-	APIStatus string                   `json:"apiStatus"`
-	APICode   int                      `json:"apiCode"`
-	Message   string                   `json:"message"`
-	Services  []sitediag.ServiceHealth `json:"services,omitempty"`
+	Timestamp int64  `json:"timestamp"`
+	APIStatus string `json:"apiStatus"`
+	APICode   int    `json:"apiCode"`
+	Message   string `json:"message"`
+}
+
+// serviceHealthBody is what /health/service answers: every dependency's
+// status, always at least the artifact store's.
+type serviceHealthBody struct {
+	healthBody
+	Services []sitediag.ServiceHealth `json:"services"`
 }
 
 func (h *Handler) health(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
@@ -76,11 +83,13 @@ func (h *Handler) serviceHealth(w http.ResponseWriter, r *http.Request, _ httpro
 			break
 		}
 	}
-	writeJSON(w, http.StatusOK, healthBody{
-		Timestamp: requestInfoOf(r.Context()).start.UnixMilli(),
-		APIStatus: "success",
-		APICode:   http.StatusOK,
-		Message:   msg,
-		Services:  services,
+	writeJSON(w, http.StatusOK, serviceHealthBody{
+		healthBody: healthBody{
+			Timestamp: requestInfoOf(r.Context()).start.UnixMilli(),
+			APIStatus: "success",
+			APICode:   http.StatusOK,
+			Message:   msg,
+		},
+		Services: services,
 	})
 }

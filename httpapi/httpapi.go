@@ -16,6 +16,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -96,8 +97,8 @@ type Handler struct {
 	// served are the routes' paths, for the metrics' operation label.
 	served map[string]bool
 	// description is what /openapi.json serves, its servers aside,
-	// built on the first request for it.
-	description func() *document
+	// read on the first request for it.
+	description func() map[string]json.RawMessage
 	log         *slog.Logger
 	now         func() time.Time
 	baseURL     string
@@ -131,7 +132,7 @@ func New(client *sitediag.Client, opts Options) *Handler {
 		h.limiter = h.localLimiter
 	}
 	h.router = h.routes()
-	h.description = sync.OnceValue(h.describe)
+	h.description = sync.OnceValue(openAPIMembers)
 	return h
 }
 

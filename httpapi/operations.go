@@ -33,6 +33,35 @@ var (
 	pageCodes = []sitediag.Code{sitediag.CodeProxyCountryUnsupported, sitediag.CodeBrowserUnavailable, sitediag.CodeBusy}
 )
 
+// operationDoc is what the description says of an operation besides its
+// request body, which is the handler's request type.
+type operationDoc struct {
+	summary string
+	// meta is the type of meta; data the types data can have (one of
+	// them, for an operation whose data depends on its options).
+	meta reflect.Type
+	data []reflect.Type
+	// extra are the envelope's members besides meta and data, such as
+	// /brokenlink's summary, with their types; they are optional.
+	extra map[string]reflect.Type
+	// codes are the operation's own error codes, besides those every
+	// operation can answer.
+	codes []sitediag.Code
+}
+
+// typeOf is T's reflect.Type.
+func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
+
+// fieldOf is the type of T's field name, so that the description names
+// a result's member rather than repeating its type.
+func fieldOf[T any](name string) reflect.Type {
+	f, ok := reflect.TypeFor[T]().FieldByName(name)
+	if !ok {
+		panic("httpapi: " + reflect.TypeFor[T]().String() + " has no field " + name)
+	}
+	return f.Type
+}
+
 // artifactURL is the type of data that is an artifact's URL.
 var artifactURL = typeOf[string]()
 

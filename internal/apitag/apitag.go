@@ -68,7 +68,7 @@ func fields(t reflect.Type, index []int, defaults map[string]string) []Field {
 		}
 		tag := sf.Tag.Get("api")
 		if sf.Anonymous && name == "" && sf.Type.Kind() == reflect.Struct {
-			inner := parseDefaults(tag)
+			inner := EmbeddedDefaults(tag)
 			for k, v := range defaults {
 				inner[k] = v
 			}
@@ -78,10 +78,11 @@ func fields(t reflect.Type, index []int, defaults map[string]string) []Field {
 		if name == "" {
 			name = sf.Name
 		}
-		f := Field{Name: name, Index: idx, Type: sf.Type}
-		if err := f.parse(tag); err != nil {
+		f, err := Parse(tag)
+		if err != nil {
 			panic(fmt.Sprintf("apitag: %s.%s: %v", t, sf.Name, err))
 		}
+		f.Name, f.Index, f.Type = name, idx, sf.Type
 		if d, ok := defaults[name]; ok {
 			f.Default = d
 		}
@@ -90,8 +91,9 @@ func fields(t reflect.Type, index []int, defaults map[string]string) []Field {
 	return out
 }
 
-// parseDefaults reads an embedded struct's tag: member=default pairs.
-func parseDefaults(tag string) map[string]string {
+// EmbeddedDefaults reads the tag of an embedded struct: its members'
+// defaults in the embedding struct, by JSON name.
+func EmbeddedDefaults(tag string) map[string]string {
 	m := map[string]string{}
 	for kv := range strings.SplitSeq(tag, ",") {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -101,17 +103,23 @@ func parseDefaults(tag string) map[string]string {
 	return m
 }
 
-func (f *Field) parse(tag string) error {
+// Parse reads the api tag of a field (not of an embedded struct): the
+// Field it gives, without its name, index and type.
+func Parse(tag string) (Field, error) {
+	var f Field
 	if tag == "" {
-		return nil
+		return f, nil
 	}
 	for kv := range strings.SplitSeq(tag, ",") {
-		k, v, _ := strings.Cut(kv, "=")
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return f, fmt.Errorf("api tag item %q is not key=value", kv)
+		}
 		switch k {
 		case "min", "max":
 			n, err := strconv.ParseFloat(v, 64)
 			if err != nil {
-				return fmt.Errorf("%s=%q is not a number", k, v)
+				return f, fmt.Errorf("%s=%q is not a number", k, v)
 			}
 			if k == "min" {
 				f.Min = &n
@@ -121,7 +129,7 @@ func (f *Field) parse(tag string) error {
 		case "maxItems":
 			n, err := strconv.Atoi(v)
 			if err != nil {
-				return fmt.Errorf("maxItems=%q is not a number", v)
+				return f, fmt.Errorf("maxItems=%q is not a number", v)
 			}
 			f.MaxItems = n
 		case "enum":
@@ -129,10 +137,10 @@ func (f *Field) parse(tag string) error {
 		case "default":
 			f.Default = v
 		default:
-			return fmt.Errorf("unknown key %q", k)
+			return f, fmt.Errorf("unknown api tag key %q", k)
 		}
 	}
-	return nil
+	return f, nil
 }
 
 // ZeroIsDefault says whether a zero number is read as absent: its range

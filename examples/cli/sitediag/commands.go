@@ -16,7 +16,8 @@ import (
 // command is one subcommand: an operation of the library, its options
 // as flags, and how its result reads in a terminal.
 type command struct {
-	name, target, help string
+	// name is the subcommand, path the API's path of its operation.
+	name, path, target, help string
 	// options returns a fresh options value, for its flags, and the run
 	// of the operation with it.
 	options func() (opts any, run runFunc)
@@ -64,13 +65,13 @@ func op[O, R any](call func(*sitediag.Client, context.Context, string, O) (*R, e
 // commands are the subcommands, by name.
 func commands() []*command {
 	return []*command{
-		{"up", "url", "is the site up (the status of the final response)", op((*sitediag.Client).Up, showUp)},
-		{"redirectcheck", "url", "every response of the redirect chain", op((*sitediag.Client).RedirectCheck, showRedirects)},
-		{"ttfb", "url", "time to first byte", op((*sitediag.Client).TTFB, func(r *sitediag.TTFBResult, _ *artifacts) *outcome {
+		{"up", "/up", "url", "is the site up (the status of the final response)", op((*sitediag.Client).Up, showUp)},
+		{"redirectcheck", "/redirectcheck", "url", "every response of the redirect chain", op((*sitediag.Client).RedirectCheck, showRedirects)},
+		{"ttfb", "/ttfb", "url", "time to first byte", op((*sitediag.Client).TTFB, func(r *sitediag.TTFBResult, _ *artifacts) *outcome {
 			return &outcome{table: func(w io.Writer) { fmt.Fprintf(w, "ttfb\t%.1f ms\nurl\t%s\n", r.TTFB, r.RedirectedURL) }}
 		})},
-		{"loadtime", "url", "timings of a page load (dns, connect, tls, wait, download)", op((*sitediag.Client).LoadTime, showLoadTime)},
-		{"httpheader", "url", "the response headers", op((*sitediag.Client).HTTPHeader, func(r *sitediag.HTTPHeaderResult, _ *artifacts) *outcome {
+		{"loadtime", "/loadtime", "url", "timings of a page load (dns, connect, tls, wait, download)", op((*sitediag.Client).LoadTime, showLoadTime)},
+		{"httpheader", "/httpheader", "url", "the response headers", op((*sitediag.Client).HTTPHeader, func(r *sitediag.HTTPHeaderResult, _ *artifacts) *outcome {
 			return &outcome{table: func(w io.Writer) {
 				fmt.Fprintf(w, "status\t%d\n", r.StatusCode)
 				for _, h := range r.Headers {
@@ -78,21 +79,21 @@ func commands() []*command {
 				}
 			}}
 		})},
-		{"httpprotocol", "url", "which HTTP versions the site speaks", op((*sitediag.Client).HTTPProtocol, showProtocols)},
-		{"brokenlink", "url", "the status of every link on the page", op((*sitediag.Client).BrokenLink, showBrokenLinks)},
-		{"dns", "host", "DNS records, a row each (--types A,MX; all nine by default)", op((*sitediag.Client).DNSRecords, showRecords)},
-		{"dnssec", "host", "whether the zone is signed and validates", op((*sitediag.Client).DNSSEC, showDNSSEC)},
-		{"openport", "host", "open TCP ports", op((*sitediag.Client).OpenPort, showPorts)},
-		{"ping", "host", "ICMP echo round trips", op((*sitediag.Client).Ping, showPing)},
-		{"mtr", "host", "the network path, hop by hop", op((*sitediag.Client).MTR, showMTR)},
-		{"tlsscan", "host[:port]", "TLS versions, cipher suites, vulnerabilities and certificate", op((*sitediag.Client).TLSScan, showTLS)},
-		{"screenshot", "url", "a screenshot of the rendered page, saved as <host>.<type>", op((*sitediag.Client).Screenshot, showScreenshot)},
-		{"url2pdf", "url", "the rendered page as PDF, saved as <host>.pdf", op((*sitediag.Client).URL2PDF, showPDF)},
-		{"mixedcontent", "https-url", "plain-HTTP resources of an HTTPS page", op((*sitediag.Client).MixedContent, showMixedContent)},
-		{"lighthouse", "url", "a Lighthouse audit; the report saved as <host>.html", op((*sitediag.Client).Lighthouse, showLighthouse)},
-		{"metascrape", "url", "the page's metadata", op((*sitediag.Client).MetaScrape, showMetadata)},
-		{"webscrape", "url", "the page's content (html, markdown, text, …), saved as <host>.<format>", op((*sitediag.Client).WebScrape, showContent)},
-		{"brand", "domain", "the brand record: colours, logos, fonts", op((*sitediag.Client).Brand, func(r *sitediag.BrandResult, _ *artifacts) *outcome {
+		{"httpprotocol", "/httpprotocol", "url", "which HTTP versions the site speaks", op((*sitediag.Client).HTTPProtocol, showProtocols)},
+		{"brokenlink", "/brokenlink", "url", "the status of every link on the page", op((*sitediag.Client).BrokenLink, showBrokenLinks)},
+		{"dns", "/dnsrecord", "host", "DNS records, a row each (--types A,MX; all nine by default)", op((*sitediag.Client).DNSRecords, showRecords)},
+		{"dnssec", "/dnssec", "host", "whether the zone is signed and validates", op((*sitediag.Client).DNSSEC, showDNSSEC)},
+		{"openport", "/openport", "host", "open TCP ports", op((*sitediag.Client).OpenPort, showPorts)},
+		{"ping", "/ping", "host", "ICMP echo round trips", op((*sitediag.Client).Ping, showPing)},
+		{"mtr", "/mtr", "host", "the network path, hop by hop", op((*sitediag.Client).MTR, showMTR)},
+		{"tlsscan", "/tlsscan", "host[:port]", "TLS versions, cipher suites, vulnerabilities and certificate", op((*sitediag.Client).TLSScan, showTLS)},
+		{"screenshot", "/screenshot", "url", "a screenshot of the rendered page, saved as <host>.<type>", op((*sitediag.Client).Screenshot, showScreenshot)},
+		{"url2pdf", "/url2pdf", "url", "the rendered page as PDF, saved as <host>.pdf", op((*sitediag.Client).URL2PDF, showPDF)},
+		{"mixedcontent", "/mixedcontent", "https-url", "plain-HTTP resources of an HTTPS page", op((*sitediag.Client).MixedContent, showMixedContent)},
+		{"lighthouse", "/lighthouse", "url", "a Lighthouse audit; the report saved as <host>.html", op((*sitediag.Client).Lighthouse, showLighthouse)},
+		{"metascrape", "/metascraping", "url", "the page's metadata", op((*sitediag.Client).MetaScrape, showMetadata)},
+		{"webscrape", "/web-scraping", "url", "the page's content (html, markdown, text, …), saved as <host>.<format>", op((*sitediag.Client).WebScrape, showContent)},
+		{"brand", "/brand", "domain", "the brand record: colours, logos, fonts", op((*sitediag.Client).Brand, func(r *sitediag.BrandResult, _ *artifacts) *outcome {
 			return &outcome{data: r.Record, table: fields(r.Record)}
 		})},
 	}

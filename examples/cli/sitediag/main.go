@@ -106,7 +106,7 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var out output
 	out.register(fs)
 	opts, runOp := cmd.options()
-	optionFlags(fs, opts, nil)
+	optionFlags(fs, opts, memberDocs(cmd.path))
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: sitediag %s [flags] <%s>... \n\n%s.\nTargets are arguments, or one per line in -l FILE (- for stdin).\n\nflags:\n",
 			cmd.name, cmd.target, cmd.help)

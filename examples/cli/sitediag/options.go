@@ -42,7 +42,7 @@ func addFlags(fs *flag.FlagSet, v reflect.Value, prefix string, docs map[string]
 func flagUsage(f *apitag.Field, doc string) string {
 	var parts []string
 	if doc != "" {
-		parts = append(parts, doc)
+		parts = append(parts, strings.TrimSuffix(doc, "."))
 	}
 	unit := ""
 	if f.Type == reflect.TypeFor[sitediag.Seconds]() {

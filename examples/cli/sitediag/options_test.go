@@ -20,7 +20,8 @@ func TestEveryOptionIsAFlag(t *testing.T) {
 	for _, cmd := range commands() {
 		fs := flag.NewFlagSet(cmd.name, flag.ContinueOnError)
 		opts, _ := cmd.options()
-		optionFlags(fs, opts, nil)
+		docs := memberDocs(cmd.path)
+		optionFlags(fs, opts, docs)
 		optionTypes[reflect.TypeOf(opts).Elem()] = true
 		var walk func(t reflect.Type, prefix string)
 		walk = func(typ reflect.Type, prefix string) {
@@ -31,6 +32,9 @@ func TestEveryOptionIsAFlag(t *testing.T) {
 				}
 				if fs.Lookup(kebab(prefix+f.Name)) == nil {
 					t.Errorf("%s: option %s%s has no flag --%s", cmd.name, prefix, f.Name, kebab(prefix+f.Name))
+				}
+				if docs[prefix+f.Name] == "" {
+					t.Errorf("%s: option %s%s has no help text in %s's description", cmd.name, prefix, f.Name, cmd.path)
 				}
 			}
 		}
