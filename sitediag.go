@@ -162,9 +162,9 @@ type Config struct {
 	// BrowserJobTimeout bounds each browser job from the moment it has a
 	// slot. If zero, 60 s.
 	BrowserJobTimeout time.Duration
-	// LighthouseDir holds node_modules/lighthouse (npm ci in the
-	// module's lighthouse folder). If empty, $SITEDIAG_LIGHTHOUSE_DIR,
-	// then ./lighthouse.
+	// LighthouseDir holds node_modules/lighthouse. If empty,
+	// $SITEDIAG_LIGHTHOUSE_DIR, then where make setup installs it
+	// (lighthouse.DefaultDirs), whatever the working directory.
 	LighthouseDir string
 	// LighthouseJobTimeout bounds each audit from the moment it has the
 	// worker. If zero, 90 s.

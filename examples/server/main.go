@@ -11,6 +11,7 @@
 //	SITEDIAG_ALLOW_NETWORKS      -allow-networks      CIDRs exempt from the SSRF deny table
 //	SITEDIAG_DNS_SERVERS         -dns-servers         host:port list used for every resolution
 //	SITEDIAG_CHROME_PATH         -chrome-path         Chromium binary
+//	SITEDIAG_LIGHTHOUSE_DIR      -lighthouse-dir      folder holding node_modules/lighthouse (default: where make setup installs it)
 //	SITEDIAG_BROWSER_URL         -browser-url         remote browser (CDP URL), or a comma list to spread jobs over
 //	SITEDIAG_BROWSER_PROXY_ADDR  -browser-proxy-addr  host:port the browser jobs' proxy listens on for browsers on other hosts; none by default (loopback)
 //	SITEDIAG_BROWSER_PROXY_URL   -browser-proxy-url   http://host[:port] the browsers reach that proxy at (default http://<proxy addr>)
@@ -61,7 +62,7 @@ import (
 // settings are the server's configuration after flags and environment.
 type settings struct {
 	addr, apiKeys, publicURL, dataDir, allowNetworks, dnsServers string
-	chromePath, browserURL, proxies, corsOrigins                 string
+	chromePath, browserURL, proxies, corsOrigins, lighthouseDir  string
 	browserProxyAddr, browserProxyURL                            string
 	metricsAddr, logFormat, artifactsURL, redisURL               string
 	presign                                                      bool
@@ -102,6 +103,7 @@ func parseSettings(args []string) (*settings, error) {
 	fs.StringVar(&s.allowNetworks, "allow-networks", env("SITEDIAG_ALLOW_NETWORKS", ""), "CIDRs exempt from the deny table (SITEDIAG_ALLOW_NETWORKS)")
 	fs.StringVar(&s.dnsServers, "dns-servers", env("SITEDIAG_DNS_SERVERS", ""), "DNS servers, host:port (SITEDIAG_DNS_SERVERS)")
 	fs.StringVar(&s.chromePath, "chrome-path", env("SITEDIAG_CHROME_PATH", ""), "Chromium binary (SITEDIAG_CHROME_PATH)")
+	fs.StringVar(&s.lighthouseDir, "lighthouse-dir", env("SITEDIAG_LIGHTHOUSE_DIR", ""), "folder holding node_modules/lighthouse; default where make setup installs it (SITEDIAG_LIGHTHOUSE_DIR)")
 	fs.StringVar(&s.browserURL, "browser-url", env("SITEDIAG_BROWSER_URL", ""), "remote browser CDP URL (SITEDIAG_BROWSER_URL)")
 	fs.StringVar(&s.browserProxyAddr, "browser-proxy-addr", env("SITEDIAG_BROWSER_PROXY_ADDR", ""), "host:port the browser jobs' filtering proxy listens on for remote browsers, with per-job credentials (SITEDIAG_BROWSER_PROXY_ADDR)")
 	fs.StringVar(&s.browserProxyURL, "browser-proxy-url", env("SITEDIAG_BROWSER_PROXY_URL", ""), "http://host[:port] remote browsers reach that proxy at (SITEDIAG_BROWSER_PROXY_URL)")
@@ -166,6 +168,7 @@ func (s *settings) clientConfig() (sitediag.Config, error) {
 	}
 	cfg.DNSServers = splitList(s.dnsServers)
 	cfg.ChromePath = s.chromePath
+	cfg.LighthouseDir = s.lighthouseDir
 	cfg.BrowserURL = s.browserURL
 	cfg.BrowserProxyAddr = s.browserProxyAddr
 	cfg.BrowserProxyURL = s.browserProxyURL

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"regexp"
@@ -14,7 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/internal/exampletest"
+	"github.com/sitediag/sitediag/internal/testenv"
+	"github.com/sitediag/sitediag/lighthouse"
 )
 
 // TestServerRun builds and runs the server as the README says, reads the
@@ -110,12 +114,56 @@ func TestMakeRunHonoursTheEnvironment(t *testing.T) {
 	}
 }
 
+// TestServerLighthouseFromAnywhere: a server started in /tmp with no
+// Lighthouse setting finds the Lighthouse make setup installed, and
+// /lighthouse audits a page.
+func TestServerLighthouseFromAnywhere(t *testing.T) {
+	_, errNode := exec.LookPath("node")
+	_, errChrome := browser.Find(os.Getenv("SITEDIAG_CHROME_PATH"))
+	_, errLighthouse := lighthouse.FindDir("")
+	testenv.Need(t, errNode == nil && errChrome == nil && errLighthouse == nil, "needs node, Chromium and Lighthouse (make setup)")
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Audit me</title>
+			<meta name="description" content="A fixture."></head><body><h1>Audit me</h1></body></html>`)
+	}))
+	defer site.Close()
+
+	p := exampletest.StartIn(t, os.TempDir(), exampletest.Build(t), []string{"SITEDIAG_API_KEYS=k1", "SITEDIAG_LIGHTHOUSE_DIR=",
+		"SITEDIAG_ALLOW_NETWORKS=127.0.0.1/32", "SITEDIAG_ADDR=127.0.0.1:0", "SITEDIAG_DATA_DIR=" + t.TempDir()})
+	addr := p.WaitFor(t, regexp.MustCompile(`msg=listening addr=(\S+)`), 30*time.Second)[1]
+	body := strings.NewReader(`{"url":"` + site.URL + `/","parameters":["--only-categories=seo"]}`)
+	req, _ := http.NewRequest("POST", "http://"+addr+"/lighthouse", body)
+	req.Header.Set("x-api-key", "k1")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Timeout: 5 * time.Minute}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var env struct {
+		APIStatus string `json:"apiStatus"`
+		Meta      struct {
+			Scores struct{ SEO *int }
+		}
+		Details string
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil || resp.StatusCode != 200 || env.APIStatus != "success" ||
+		env.Meta.Scores.SEO == nil {
+		t.Fatalf("/lighthouse from a server in %s: %d %+v %v", os.TempDir(), resp.StatusCode, env, err)
+	}
+}
+
 func TestSettings(t *testing.T) {
 	t.Setenv("SITEDIAG_ALLOW_NETWORKS", "10.1.0.0/16, 127.0.0.1/32")
 	t.Setenv("SITEDIAG_DNS_SERVERS", "127.0.0.1:5353")
 	t.Setenv("SITEDIAG_PROXIES", "us=http://proxy.example:3128,DE=socks5://127.0.0.1:1080")
 	t.Setenv("SITEDIAG_RATE_LIMIT", "0")
 	t.Setenv("SITEDIAG_CHROME_PATH", "/opt/chromium/chrome")
+	t.Setenv("SITEDIAG_LIGHTHOUSE_DIR", "/opt/lighthouse")
 	t.Setenv("SITEDIAG_BROWSER_URL", "ws://127.0.0.1:9222/devtools/browser/x")
 	t.Setenv("SITEDIAG_BROWSER_PROXY_ADDR", "0.0.0.0:3128")
 	t.Setenv("SITEDIAG_BROWSER_PROXY_URL", "http://api-1.internal:3128")
@@ -136,7 +184,7 @@ func TestSettings(t *testing.T) {
 	}
 	if s.addr != "127.0.0.1:9" || s.rateLimit != 0 || len(cfg.AllowNetworks) != 2 || cfg.DNSServers[0] != "127.0.0.1:5353" ||
 		cfg.Proxies["us"].Host != "proxy.example:3128" || cfg.Proxies["DE"].Scheme != "socks5" ||
-		cfg.ChromePath != "/opt/chromium/chrome" || cfg.BrowserURL != "ws://127.0.0.1:9222/devtools/browser/x" ||
+		cfg.ChromePath != "/opt/chromium/chrome" || cfg.LighthouseDir != "/opt/lighthouse" || cfg.BrowserURL != "ws://127.0.0.1:9222/devtools/browser/x" ||
 		cfg.BrowserProxyAddr != "0.0.0.0:3128" || cfg.BrowserProxyURL != "http://api-1.internal:3128" ||
 		s.apiKeys != "k1, k2" || s.publicURL != "https://diag.example/api" || s.dataDir != "/var/lib/sitediag" ||
 		s.corsOrigins != "https://app.example" ||
