@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -22,13 +23,31 @@ import (
 )
 
 // TestServerRun builds and runs the server as the README says, reads the
-// generated key and the listen address from its output, asks /health
-// with the key, then stops it with SIGTERM and expects a clean exit.
+// generated key, the listen address and the report page's address from
+// its output, asks /health with the key, follows / to the report page,
+// then stops it with SIGTERM and expects a clean exit; started again on
+// the same data directory, it keeps the key.
 func TestServerRun(t *testing.T) {
 	bin := exampletest.Build(t)
-	p := exampletest.Start(t, bin, []string{"SITEDIAG_API_KEYS="}, "-addr", "127.0.0.1:0", "-data-dir", t.TempDir())
+	dataDir := t.TempDir()
+	p := exampletest.Start(t, bin, []string{"SITEDIAG_API_KEYS="}, "-addr", "127.0.0.1:0", "-data-dir", dataDir)
 	key := p.WaitFor(t, regexp.MustCompile(`^\s*(sd_\S+)\s*$`), 30*time.Second)[1]
 	addr := p.WaitFor(t, regexp.MustCompile(`msg=listening addr=(\S+)`), 30*time.Second)[1]
+	page := p.WaitFor(t, regexp.MustCompile(`msg="report page" url=(\S+)`), 30*time.Second)[1]
+	if page != "http://"+addr+"/ui/" {
+		t.Errorf("the log gives the report page as %s, want http://%s/ui/", page, addr)
+	}
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	if resp, err := noFollow.Get("http://" + addr + "/"); err != nil {
+		t.Fatal(err)
+	} else if resp.Body.Close(); resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/ui/" {
+		t.Errorf("GET /: %d to %q, want 302 to /ui/", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if resp, err := http.Get(page); err != nil {
+		t.Fatal(err)
+	} else if resp.Body.Close(); resp.StatusCode != 200 || len(resp.Header.Get("X-Request-Id")) != 32 {
+		t.Errorf("GET %s: %d, X-Request-Id %q", page, resp.StatusCode, resp.Header.Get("X-Request-Id"))
+	}
 
 	req, _ := http.NewRequest("GET", "http://"+addr+"/health", nil)
 	req.Header.Set("x-api-key", key)
@@ -47,6 +66,14 @@ func TestServerRun(t *testing.T) {
 	p.Cmd.Process.Signal(syscall.SIGTERM)
 	if code := p.Exit(t, 30*time.Second); code != 0 {
 		t.Fatalf("server exited with %d after SIGTERM", code)
+	}
+
+	again := exampletest.Start(t, bin, []string{"SITEDIAG_API_KEYS="}, "-addr", "127.0.0.1:0", "-data-dir", dataDir)
+	if got := again.WaitFor(t, regexp.MustCompile(`^\s*(sd_\S+)\s*$`), 30*time.Second)[1]; got != key {
+		t.Errorf("after a restart the key is %s, want the kept %s", got, key)
+	}
+	if fi, err := os.Stat(filepath.Join(dataDir, "api-key")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("kept key file: %v, %v", fi, err)
 	}
 }
 
