@@ -154,6 +154,7 @@
       this.isIP = /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.startsWith('[');
       this.abort = new AbortController();
       this.calls = [];
+      this.certTrusted = null; // unknown until /tlsscan says
       this.stopped = '';
       this.sections = {};
       this.done = 0;
@@ -234,13 +235,13 @@
       // Then the other network probes at once.
       const ranges = document.getElementById('ports').value.trim();
       await Promise.all([
-        s.tls.run(this.tlsCalls()),
+        // The headers' grade needs to know whether the certificate is trusted.
+        s.tls.run(this.tlsCalls()).then(() => s.headers.run([['/httpheader', follow, renderHeaders]])),
         this.isIP ? s.dns.skip('Skipped: DNS records and DNSSEC belong to names, and ' + this.target.hostname + ' is an address.')
           : s.dns.run([['/dnsrecord', { url }, renderRecords], ['/dnssec', { url }, renderDNSSEC]]),
         s.protocols.run([['/httpprotocol', follow, renderProtocols]]),
         s.ports.run([['/openport', ranges ? { url, portRanges: ranges } : { url }, renderPorts]]),
         s.links.run([['/brokenlink', follow, renderLinks]]),
-        s.headers.run([['/httpheader', follow, renderHeaders]]),
         s.meta.run([['/metascraping', { url, renderJS: false }, renderMeta]]),
       ]);
       // Then the browser, then Lighthouse, each on a quiet machine.
@@ -505,6 +506,7 @@
     const d = env.data;
     const out = [];
     const cert = d.certificate || {};
+    if (typeof cert.trusted === 'boolean' && run.target.protocol === 'https:') run.certTrusted = cert.trusted;
     const grade = gradeText(d.grade);
     if (grade) {
       run.summary.set('tls', grade, /^A/.test(grade) ? 'good' : /^[BC]/.test(grade) ? 'average' : 'bad');
@@ -635,7 +637,7 @@
 
   function renderHeaders(env, run) {
     const https = (env.meta.redirectedURL || env.meta.url || '').startsWith('https:');
-    const g = observatoryGrade(env.data || [], https);
+    const g = globalThis.sitediagObservatory.grade(env.data || [], https, run.certTrusted);
     run.summary.set('headers', g.grade + ' (' + g.score + '/100)', /^A/.test(g.grade) ? 'good' : /^[BC]/.test(g.grade) ? 'average' : 'bad');
     return [
       el('p', { class: 'verdict grade-line' }, 'Grade ', el('strong', { class: 'grade' }, g.grade), ', score ' + g.score +
@@ -691,158 +693,6 @@
       el('p', {}, el('a', { href: env.data }, 'Full Lighthouse report'),
         env.meta.jsonReport ? [' · ', el('a', { href: env.meta.jsonReport }, 'its JSON')] : ''),
     ];
-  }
-
-  // ---- Mozilla HTTP Observatory grading -------------------------------
-  //
-  // observatoryGrade scores one response's headers as the HTTP
-  // Observatory's scoring methodology (mozilla/http-observatory,
-  // docs/scoring.md, 2024) does for the tests headers alone decide: CSP,
-  // cookies, HSTS, X-Content-Type-Options, X-Frame-Options and
-  // Referrer-Policy. It starts from 100, adds every penalty, and adds the
-  // bonuses only when the score without them is 90 or more. Redirection,
-  // Subresource Integrity and CORS need more than one response and are
-  // not judged; Permissions-Policy is shown, as the Observatory does not
-  // score it.
-  function observatoryGrade(headers, https) {
-    const all = (name) => headers.filter((h) => h.name === name).map((h) => h.value);
-    const one = (name) => { const v = all(name); return v.length ? v.join(', ') : null; };
-    const tests = [];
-    const add = (name, finding, modifier, scored = true) => tests.push({ name, finding, modifier, scored });
-
-    const csp = parseCSP(one('content-security-policy'));
-    const hsts = one('strict-transport-security');
-    let hstsOK = false;
-    if (!https) add('Strict-Transport-Security', 'cannot be set without HTTPS', -20);
-    else if (hsts === null) add('Strict-Transport-Security', 'missing', -20);
-    else {
-      const m = /(?:^|;)\s*max-age\s*=\s*"?(\d+)"?/i.exec(hsts);
-      if (!m) add('Strict-Transport-Security', 'invalid: ' + hsts, -20);
-      else if (Number(m[1]) >= 15768000) { hstsOK = true; add('Strict-Transport-Security', 'max-age at least six months', 0); }
-      else { hstsOK = Number(m[1]) > 0; add('Strict-Transport-Security', 'max-age under six months (' + m[1] + ' s)', -10); }
-    }
-
-    if (csp === null) add('Content-Security-Policy', 'missing', -25);
-    else if (csp.invalid) add('Content-Security-Policy', 'cannot be parsed', -25);
-    else {
-      const script = csp['script-src'] || csp['default-src'];
-      const style = csp['style-src'] || csp['default-src'];
-      const neutralised = script && script.some((s) => /^'(nonce-|sha(256|384|512)-|strict-dynamic')/.test(s));
-      const insecure = (list) => (list || []).some((s) => s === 'http:' || /^http:\/\//.test(s) || s === '*');
-      const passive = ['img-src', 'media-src'].some((d) => insecure(csp[d] || csp['default-src']));
-      if (!script || (script.includes("'unsafe-inline'") && !neutralised) || script.includes('data:')) {
-        add('Content-Security-Policy', script ? "allows 'unsafe-inline' scripts" : 'does not restrict scripts', -20);
-      } else if (insecure(script) || insecure(csp['object-src'] || csp['default-src'])) {
-        add('Content-Security-Policy', 'allows scripts over http', -20);
-      } else if (script.includes("'unsafe-eval'")) {
-        add('Content-Security-Policy', "allows 'unsafe-eval'", -10);
-      } else if (passive) {
-        add('Content-Security-Policy', 'allows images or media over http', -10);
-      } else if (style && style.includes("'unsafe-inline'")) {
-        add('Content-Security-Policy', "'unsafe-inline' in styles only", 0);
-      } else if ((csp['default-src'] || []).join(' ') === "'none'") {
-        add('Content-Security-Policy', "default-src 'none', nothing unsafe", 10);
-      } else {
-        add('Content-Security-Policy', 'nothing unsafe', 5);
-      }
-    }
-
-    const cookies = all('set-cookie').map(parseCookie);
-    if (!cookies.length) add('Cookies', 'none set', 0);
-    else {
-      const session = (c) => /sess|login/i.test(c.name);
-      const sameSiteBad = cookies.some((c) => c.sameSite !== null && !/^(strict|lax|none)$/i.test(c.sameSite));
-      const csrfNoSameSite = cookies.some((c) => /csrf/i.test(c.name) && c.sameSite === null);
-      if (cookies.some((c) => session(c) && (!c.secure || !https))) {
-        if (hstsOK) add('Cookies', 'a session cookie without Secure, but HSTS protects it', -10);
-        else add('Cookies', 'a session cookie without Secure', -40);
-      } else if (cookies.some((c) => session(c) && !c.httpOnly)) {
-        add('Cookies', 'a session cookie without HttpOnly', -30);
-      } else if (sameSiteBad) {
-        add('Cookies', 'a SameSite value that is not Strict, Lax or None', -20);
-      } else if (csrfNoSameSite) {
-        add('Cookies', 'an anti-CSRF cookie without SameSite', -20);
-      } else if (cookies.some((c) => !c.secure || !https)) {
-        if (hstsOK) add('Cookies', 'a cookie without Secure, but HSTS protects it', -5);
-        else add('Cookies', 'a cookie without Secure', -20);
-      } else if (cookies.every((c) => c.sameSite !== null)) {
-        add('Cookies', 'Secure, HttpOnly sessions, SameSite', 5);
-      } else {
-        add('Cookies', 'Secure, HttpOnly sessions', 0);
-      }
-    }
-
-    const xcto = one('x-content-type-options');
-    if (xcto === null) add('X-Content-Type-Options', 'missing', -5);
-    else if (xcto.trim().toLowerCase() === 'nosniff') add('X-Content-Type-Options', 'nosniff', 0);
-    else add('X-Content-Type-Options', 'invalid: ' + xcto, -5);
-
-    const xfo = one('x-frame-options');
-    if (csp && !csp.invalid && csp['frame-ancestors']) add('X-Frame-Options', 'CSP frame-ancestors', 5);
-    else if (xfo === null) add('X-Frame-Options', 'missing', -20);
-    else if (/^\s*(deny|sameorigin)\s*$/i.test(xfo)) add('X-Frame-Options', xfo.trim().toUpperCase(), 0);
-    else if (/^\s*allow-from\s/i.test(xfo)) add('X-Frame-Options', 'ALLOW-FROM', 0);
-    else add('X-Frame-Options', 'invalid: ' + xfo, -20);
-
-    const rp = one('referrer-policy');
-    const privateRP = ['no-referrer', 'same-origin', 'strict-origin', 'strict-origin-when-cross-origin'];
-    const unsafeRP = ['origin', 'origin-when-cross-origin', 'unsafe-url', 'no-referrer-when-downgrade'];
-    if (rp === null) add('Referrer-Policy', 'missing', 0);
-    else {
-      // The last value a browser knows is the one it applies.
-      const known = rp.split(',').map((v) => v.trim().toLowerCase()).filter((v) => privateRP.includes(v) || unsafeRP.includes(v));
-      const last = known[known.length - 1];
-      if (!last) add('Referrer-Policy', 'invalid: ' + rp, -5);
-      else if (privateRP.includes(last)) add('Referrer-Policy', last, 5);
-      else add('Referrer-Policy', last + ' (leaks the address)', -5);
-    }
-
-    const pp = one('permissions-policy');
-    add('Permissions-Policy', pp === null ? 'missing' : pp, 0, false);
-
-    const penalties = tests.reduce((s, t) => s + Math.min(t.modifier, 0), 0);
-    const bonuses = tests.reduce((s, t) => s + Math.max(t.modifier, 0), 0);
-    let score = 100 + penalties;
-    const bonusWithheld = score < 90 && bonuses > 0;
-    if (score >= 90) score += bonuses;
-    score = Math.max(score, 0);
-    return { score, grade: gradeOf(score), tests, bonusWithheld };
-  }
-
-  function gradeOf(score) {
-    const chart = [[100, 'A+'], [90, 'A'], [85, 'A-'], [80, 'B+'], [70, 'B'], [65, 'B-'], [60, 'C+'], [50, 'C'], [45, 'C-'], [40, 'D+'], [30, 'D'], [25, 'D-']];
-    for (const [min, grade] of chart) if (score >= min) return grade;
-    return 'F';
-  }
-
-  // parseCSP returns the policy's directives (name -> sources), null when
-  // there is none, {invalid: true} when it does not parse.
-  function parseCSP(value) {
-    if (value === null) return null;
-    const out = {};
-    // Several policies (repeated headers) apply together; the first of
-    // each directive counts, as in the browser.
-    for (const directive of value.split(/[;,]/)) {
-      const parts = directive.trim().split(/\s+/).filter(Boolean);
-      if (!parts.length) continue;
-      const name = parts[0].toLowerCase();
-      if (!/^[a-z-]+$/.test(name)) return { invalid: true };
-      if (!(name in out)) out[name] = parts.slice(1).map((s) => (s.startsWith("'") ? s.toLowerCase() : s));
-    }
-    return Object.keys(out).length ? out : { invalid: true };
-  }
-
-  function parseCookie(line) {
-    const [pair, ...attrs] = line.split(';');
-    const c = { name: pair.split('=')[0].trim(), secure: false, httpOnly: false, sameSite: null };
-    for (const a of attrs) {
-      const [k, v] = a.split('=').map((s) => s.trim());
-      const key = k.toLowerCase();
-      if (key === 'secure') c.secure = true;
-      else if (key === 'httponly') c.httpOnly = true;
-      else if (key === 'samesite') c.sameSite = v || '';
-    }
-    return c;
   }
 
   // ---- starting a report ---------------------------------------------
