@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -143,10 +144,44 @@ func shortCert(t *testing.T, valid time.Duration) tls.Certificate {
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
 
+// apiCall is one API request the page made: its path and when it was
+// being served.
+type apiCall struct {
+	path       string
+	start, end time.Time
+}
+
+// callLog records the page's API requests.
+type callLog struct {
+	mu    sync.Mutex
+	calls []apiCall
+}
+
+func (l *callLog) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start, path := time.Now(), r.URL.Path
+		h.ServeHTTP(w, r)
+		if r.Method == http.MethodPost {
+			l.mu.Lock()
+			l.calls = append(l.calls, apiCall{path, start, time.Now()})
+			l.mu.Unlock()
+		}
+	})
+}
+
+// take returns the calls recorded so far and forgets them.
+func (l *callLog) take() []apiCall {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	calls := l.calls
+	l.calls = nil
+	return calls
+}
+
 // reportServer serves the page at /ui/ beside the API, as the example
 // server does, except that /lighthouse answers 404 like a server without
-// it.
-func reportServer(t *testing.T, api *apitest.API) *httptest.Server {
+// it; the log records the API requests.
+func reportServer(t *testing.T, api *apitest.API) (*httptest.Server, *callLog) {
 	t.Helper()
 	store, err := httpapi.NewLocalStore(t.TempDir(), 0)
 	if err != nil {
@@ -162,9 +197,10 @@ func reportServer(t *testing.T, api *apitest.API) *httptest.Server {
 		r.URL.Path = "/no-lighthouse-here"
 		h.ServeHTTP(w, r)
 	}))
-	srv := httptest.NewServer(mux)
+	log := &callLog{}
+	srv := httptest.NewServer(log.wrap(mux))
 	t.Cleanup(srv.Close)
-	return srv
+	return srv, log
 }
 
 // artifactDir is where tests leave files for a reviewer:
@@ -189,7 +225,7 @@ func TestUIReport(t *testing.T) {
 	needChromium(t)
 	api := apitest.New(t, apitest.Options{})
 	target, plain := reportSite(t, api)
-	srv := reportServer(t, api)
+	srv, calls := reportServer(t, api)
 	// Start the API's Chromium first: the driver's requests go through
 	// its job proxy, which gives up on a response after 30 s, and a cold
 	// start on a loaded machine can take that long.
@@ -214,8 +250,10 @@ func TestUIReport(t *testing.T) {
 		}
 		p.click(ctx, ".more summary")
 		p.fill(ctx, "#ports", port(target))
+		calls.take()
 		p.submit(ctx, "#target", strings.TrimPrefix(target, "https://")+"/old")
 		p.waitDone(ctx)
+		checkCallOrder(t, calls.take())
 
 		sections := p.sections(ctx)
 		want := map[string]struct {
@@ -362,6 +400,45 @@ func TestUIReport(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// checkCallOrder checks the order the page asks in: /up first, alone;
+// /loadtime alone, so that it measures the site and not our own load;
+// the browser operations once every network probe has been answered, and
+// /lighthouse last.
+func checkCallOrder(t *testing.T, calls []apiCall) {
+	t.Helper()
+	by := map[string]apiCall{}
+	for _, c := range calls {
+		by[c.path] = c
+	}
+	network := []string{"/redirectcheck", "/tlsscan", "/httpheader", "/dnsrecord", "/dnssec", "/httpprotocol", "/openport",
+		"/brokenlink", "/metascraping"}
+	for _, path := range append([]string{"/up", "/loadtime", "/screenshot", "/mixedcontent", "/lighthouse"}, network...) {
+		if _, ok := by[path]; !ok {
+			t.Fatalf("the page did not call %s (calls: %v)", path, calls)
+		}
+	}
+	for _, alone := range []string{"/up", "/loadtime"} {
+		a := by[alone]
+		for _, c := range calls {
+			if c.path != alone && c.start.Before(a.end) && a.start.Before(c.end) {
+				t.Errorf("%s ran beside %s", alone, c.path)
+			}
+		}
+	}
+	for _, browserOp := range []string{"/screenshot", "/mixedcontent", "/lighthouse"} {
+		for _, probe := range network {
+			if by[browserOp].start.Before(by[probe].end) {
+				t.Errorf("%s started before %s was answered", browserOp, probe)
+			}
+		}
+	}
+	for _, browserOp := range []string{"/screenshot", "/mixedcontent"} {
+		if by["/lighthouse"].start.Before(by[browserOp].end) {
+			t.Errorf("/lighthouse started before %s was answered", browserOp)
+		}
 	}
 }
 

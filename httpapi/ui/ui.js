@@ -229,7 +229,7 @@
       const s = this.sections;
       const url = this.url;
       const follow = { url, followRedirect: true };
-      s.up.run([[() => (up instanceof Error ? Promise.reject(up) : up), '/up', renderUp], ['/redirectcheck', { url }, renderRedirects]]);
+      await s.up.run([[() => (up instanceof Error ? Promise.reject(up) : up), '/up', renderUp], ['/redirectcheck', { url }, renderRedirects]]);
       // The timing first and alone, so that it measures the site.
       await s.timing.run([['/loadtime', follow, renderTiming]]);
       // Then the other network probes at once.
