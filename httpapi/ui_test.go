@@ -313,8 +313,28 @@ func TestUIReport(t *testing.T) {
 		if got := p.text(ctx, `location.search`); got != "?url="+url.QueryEscape(strings.TrimPrefix(target, "https://")+"/old") {
 			t.Errorf("the page's address is %q, want it to share the report", got)
 		}
-		if got := p.text(ctx, `String(document.getElementById('download').hidden)`); got != "false" {
-			t.Error("no download of the whole report")
+		// The download: every call the report made, with its answer.
+		p.text(ctx, `(() => {
+			const click = HTMLAnchorElement.prototype.click, blob = URL.createObjectURL;
+			HTMLAnchorElement.prototype.click = function () { window.savedName = this.download; };
+			URL.createObjectURL = (b) => { window.savedBlob = b; return blob.call(URL, b); };
+			document.getElementById('download').click();
+			HTMLAnchorElement.prototype.click = click;
+			URL.createObjectURL = blob;
+			return '';
+		})()`)
+		var saved struct {
+			Target string
+			Calls  []struct {
+				Path     string
+				Response struct{ APIStatus string }
+			}
+		}
+		if err := json.Unmarshal([]byte(p.text(ctx, `window.savedBlob.text()`)), &saved); err != nil {
+			t.Fatalf("the downloaded report: %v", err)
+		}
+		if name := p.text(ctx, `window.savedName`); name != "sitediag-shop.test.json" || saved.Target != target+"/old" || len(saved.Calls) != 14 {
+			t.Errorf("the downloaded report %s: target %s, %d calls, want 14: %+v", name, saved.Target, len(saved.Calls), saved.Calls)
 		}
 		dir := artifactDir(t)
 		p.screenshot(ctx, filepath.Join(dir, "ui-report.png"), 1280)
