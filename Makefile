@@ -21,13 +21,15 @@ vet:
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 
-# setup installs the runtime parts the operations and tests need when
-# they are missing: Debian packages (as root).
+# setup installs what running needs, when it is missing: Chromium, Node
+# and npm (Debian packages, as root) and Lighthouse (outside the checkout,
+# see scripts/setup.sh). `./scripts/setup.sh --dry-run` lists it.
 setup:
 	@./scripts/setup.sh
 
-# setup-test is setup plus what only the tests use: Redocly CLI, pinned
-# in tools/redocly, which lints the OpenAPI description.
+# setup-test is setup plus what only the tests use: the services and
+# tools their fixtures start (bind9, redis-server, gnutls-bin, nftables,
+# ...; installed stopped and disabled at boot), versitygw and Redocly CLI.
 setup-test:
 	@./scripts/setup.sh --test
 

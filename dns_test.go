@@ -3,8 +3,13 @@ package sitediag_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,5 +76,33 @@ func TestDNSOperationsCancelled(t *testing.T) {
 	_, err = c.DNSRecords(ctx, "site.test", sitediag.DNSRecordsOptions{})
 	if sitediag.CodeOf(err) != sitediag.CodeDNSLookupFailed || !errors.Is(err, context.Canceled) {
 		t.Errorf("DNSRecords: got %v, want DNS_LOOKUP_FAILED wrapping context.Canceled", err)
+	}
+}
+
+// A name the hosts file lists resolves to its addresses there, and the
+// SSRF policy judges them: loopback is refused until the operator allows
+// it, as for a name from DNS.
+func TestHostsFileNamesStillJudged(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	defer site.Close()
+	hosts := filepath.Join(t.TempDir(), "hosts")
+	if err := os.WriteFile(hosts, []byte("127.0.0.1 intranet.test\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := dnstest.Start(t) // knows nothing of intranet.test
+	target := "http://intranet.test:" + site.URL[strings.LastIndex(site.URL, ":")+1:] + "/"
+	for _, allow := range [][]netip.Prefix{nil, {netip.MustParsePrefix("127.0.0.1/32")}} {
+		c, err := sitediag.New(sitediag.Config{DNSServers: []string{srv.Addr}, HostsFile: hosts, AllowNetworks: allow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		res, err := c.Up(context.Background(), target, sitediag.UpOptions{})
+		switch {
+		case allow == nil && !errors.Is(err, sitediag.ErrTargetNotAllowed):
+			t.Errorf("without an allow list: %+v, %v; want ErrTargetNotAllowed", res, err)
+		case allow != nil && (err != nil || !res.Reachable):
+			t.Errorf("with 127.0.0.1/32 allowed: %+v, %v; want reachable", res, err)
+		}
 	}
 }

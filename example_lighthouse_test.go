@@ -23,7 +23,6 @@ func ExampleClient_Lighthouse() {
 
 	c, err := sitediag.New(sitediag.Config{
 		AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
-		LighthouseDir: "lighthouse",
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -85,6 +85,11 @@ type Config struct {
 	// is missing) used for every resolution, targets included. Empty
 	// means the nameservers of /etc/resolv.conf.
 	DNSServers []string
+	// HostsFile answers the address lookups of targets for the names it
+	// lists, before DNSServers, as the system resolver does; the SSRF
+	// policy judges those addresses as any other. Record lookups
+	// (DNSRecords, DNSSEC) ask DNSServers only. Empty means /etc/hosts.
+	HostsFile string
 	// DNSSECTrustAnchor is a file of DS or DNSKEY records (zone-file
 	// form, one owner) where /dnssec's chain of trust starts. Empty means
 	// $SITEDIAG_DNSSEC_TRUST_ANCHOR, and when that is empty too, the IANA
@@ -162,9 +167,9 @@ type Config struct {
 	// BrowserJobTimeout bounds each browser job from the moment it has a
 	// slot. If zero, 60 s.
 	BrowserJobTimeout time.Duration
-	// LighthouseDir holds node_modules/lighthouse (npm ci in the
-	// module's lighthouse folder). If empty, $SITEDIAG_LIGHTHOUSE_DIR,
-	// then ./lighthouse.
+	// LighthouseDir holds node_modules/lighthouse. If empty,
+	// $SITEDIAG_LIGHTHOUSE_DIR, then where make setup installs it
+	// (lighthouse.DefaultDirs), whatever the working directory.
 	LighthouseDir string
 	// LighthouseJobTimeout bounds each audit from the moment it has the
 	// worker. If zero, 90 s.
@@ -239,7 +244,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	resolver := &dns.Resolver{Servers: servers}
+	resolver := &dns.Resolver{Servers: servers, HostsFile: cfg.HostsFile}
 	anchorFile := cfg.DNSSECTrustAnchor
 	if anchorFile == "" {
 		anchorFile = os.Getenv("SITEDIAG_DNSSEC_TRUST_ANCHOR")

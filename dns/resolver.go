@@ -4,7 +4,8 @@
 // Every query goes to the servers of a Resolver: the operator's configured
 // servers, or the system's. The same resolver answers the SSRF guard's
 // address lookups, so what a tool connects to is what the operator's
-// servers say.
+// servers say, or, for a name the hosts file lists, what that file says,
+// as the system resolver does.
 package dns
 
 import (
@@ -57,7 +58,14 @@ type Resolver struct {
 	// TrustAnchor is where CheckDNSSEC's chain of trust starts. If nil,
 	// the IANA root anchor (RootTrustAnchor).
 	TrustAnchor *TrustAnchor
+	// HostsFile answers LookupAddrs for the names it lists, before any
+	// server is asked, as the system resolver does ("files" before
+	// "dns"); record lookups and DNSSEC checks ask the servers only. If
+	// empty, SystemHostsFile; a file that does not exist lists nothing.
+	// It is read again when it changes.
+	HostsFile string
 
+	hosts      hostsFile
 	once       sync.Once
 	sysServers []string
 	sysErr     error
@@ -286,15 +294,22 @@ func sameQuestion(a, b []mdns.Question) bool {
 	return true
 }
 
-// LookupAddrs resolves host to its IPv4 and IPv6 addresses, querying A and
-// AAAA concurrently and following CNAMEs inside the answers. An IP literal
-// is returned as is. A name the servers answered for but that has no
+// LookupAddrs resolves host to its IPv4 and IPv6 addresses: from the hosts
+// file when it lists host, else querying A and AAAA concurrently and
+// following CNAMEs inside the answers. An IP literal is returned as is. A name the servers answered for but that has no
 // address yields a *NotFoundError; when neither query yields an address
 // and one got no answer or an error code, the error is that query's (see
 // Exchange, and *RcodeError).
 func (r *Resolver) LookupAddrs(ctx context.Context, host string) ([]netip.Addr, error) {
 	if addr, err := netip.ParseAddr(host); err == nil {
 		return []netip.Addr{addr}, nil
+	}
+	hostsFile := r.HostsFile
+	if hostsFile == "" {
+		hostsFile = SystemHostsFile
+	}
+	if addrs := r.hosts.lookup(hostsFile, host); len(addrs) > 0 {
+		return sortAddrs(slices.Clone(addrs)), nil
 	}
 	type result struct {
 		addrs []netip.Addr
@@ -317,22 +332,27 @@ func (r *Resolver) LookupAddrs(ctx context.Context, host string) ([]netip.Addr, 
 		}
 	}
 	if len(addrs) > 0 {
-		slices.SortStableFunc(addrs, func(a, b netip.Addr) int {
-			// IPv4 first: the fixtures and most hosts answer there.
-			if a.Is4() != b.Is4() {
-				if a.Is4() {
-					return -1
-				}
-				return 1
-			}
-			return 0
-		})
-		return addrs, nil
+		return sortAddrs(addrs), nil
 	}
 	if len(errs) > 0 {
 		return nil, errs[0]
 	}
 	return nil, &NotFoundError{Name: host}
+}
+
+// sortAddrs puts IPv4 addresses first (the fixtures and most hosts answer
+// there), keeping the order within each family.
+func sortAddrs(addrs []netip.Addr) []netip.Addr {
+	slices.SortStableFunc(addrs, func(a, b netip.Addr) int {
+		if a.Is4() != b.Is4() {
+			if a.Is4() {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	return addrs
 }
 
 // NotFoundError means the servers answered but the name has no address.

@@ -414,7 +414,7 @@ func TestBrowserHealthy(t *testing.T) {
 // as it was, and says so.
 func TestBrowserOperationsOnABusyPage(t *testing.T) {
 	needChromium(t)
-	api := apitest.New(t, apitest.Options{Config: sitediag.Config{LighthouseDir: "../lighthouse"}})
+	api := apitest.New(t, apitest.Options{Config: sitediag.Config{}})
 	site := startPages(t, api)
 	site.handle("/busy", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -479,8 +479,7 @@ func TestBrowserUnusableCountryProxy(t *testing.T) {
 	// another listener meanwhile; this one stays ours.)
 	proxy := porttest.Listen(t, porttest.Hangup)
 	api := apitest.New(t, apitest.Options{Config: sitediag.Config{
-		Proxies:       map[string]*url.URL{"de": {Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", proxy.Port)}},
-		LighthouseDir: "../lighthouse",
+		Proxies: map[string]*url.URL{"de": {Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", proxy.Port)}},
 	}})
 	site := startPages(t, api)
 	for _, tc := range []struct {

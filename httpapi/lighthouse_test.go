@@ -14,13 +14,14 @@ import (
 	"github.com/sitediag/sitediag/internal/apitest"
 	"github.com/sitediag/sitediag/internal/procs"
 	"github.com/sitediag/sitediag/internal/testenv"
+	"github.com/sitediag/sitediag/lighthouse"
 )
 
 func needLighthouse(t *testing.T) {
 	t.Helper()
 	needChromium(t)
 	_, errNode := exec.LookPath("node")
-	_, errPkg := os.Stat("../lighthouse/node_modules/lighthouse/core/index.js")
+	_, errPkg := lighthouse.FindDir("")
 	testenv.Need(t, errNode == nil && errPkg == nil, "needs node and the lighthouse package (make setup)")
 }
 
@@ -53,7 +54,7 @@ func lighthouseSite(t *testing.T, api *apitest.API) string {
 }
 
 func lighthouseAPI(t *testing.T) *apitest.API {
-	return apitest.New(t, apitest.Options{Config: sitediag.Config{LighthouseDir: "../lighthouse"}})
+	return apitest.New(t, apitest.Options{Config: sitediag.Config{}})
 }
 
 func TestLighthouseEnvelope(t *testing.T) {
@@ -156,8 +157,11 @@ func TestLighthouseLeavesNothing(t *testing.T) {
 	}
 }
 
+// Without the package, /health/service and /lighthouse say so, and name
+// no folder of the server.
 func TestLighthouseHealth(t *testing.T) {
-	api := apitest.New(t, apitest.Options{Config: sitediag.Config{LighthouseDir: t.TempDir()}})
+	dir := t.TempDir()
+	api := apitest.New(t, apitest.Options{Config: sitediag.Config{LighthouseDir: dir}})
 	resp := api.Do(t, http.MethodGet, "/health/service", nil, map[string]string{"x-api-key": apitest.Key})
 	services, _ := resp.Envelope["services"].([]any)
 	var found bool
@@ -165,7 +169,7 @@ func TestLighthouseHealth(t *testing.T) {
 		m, _ := s.(map[string]any)
 		if m["name"] == "lighthouse" {
 			found = true
-			if m["status"] != "down" || !strings.Contains(m["message"].(string), "not installed") {
+			if msg, _ := m["message"].(string); m["status"] != "down" || !strings.Contains(msg, "not installed") || strings.Contains(msg, dir) {
 				t.Errorf("lighthouse health without the package: %v", m)
 			}
 		}
@@ -173,5 +177,9 @@ func TestLighthouseHealth(t *testing.T) {
 	if !found {
 		t.Errorf("no lighthouse service in %s", resp.Body)
 	}
-	api.Post(t, "/lighthouse", map[string]any{"url": "http://127.0.0.1:9/"}).WantError(t, 503, sitediag.CodeLighthouseUnavailable)
+	resp = api.Post(t, "/lighthouse", map[string]any{"url": "http://127.0.0.1:9/"})
+	resp.WantError(t, 503, sitediag.CodeLighthouseUnavailable)
+	if strings.Contains(string(resp.Body), dir) {
+		t.Errorf("/lighthouse names the server's folder: %s", resp.Body)
+	}
 }

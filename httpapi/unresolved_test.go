@@ -16,7 +16,7 @@ import (
 // resolve to every operation: that is the target's outcome (DESIGN §2),
 // never a failure of the service.
 func TestTargetThatDoesNotExistIsNeverA5xx(t *testing.T) {
-	api := apitest.New(t, apitest.Options{Config: sitediag.Config{Timeout: 20 * time.Second, LighthouseDir: "../lighthouse"}})
+	api := apitest.New(t, apitest.Options{Config: sitediag.Config{Timeout: 20 * time.Second}})
 	const name = "no-such-name.test"
 	type row struct {
 		path    string

@@ -12,8 +12,9 @@
 // dies is killed with its process group, and the next audit starts a
 // new one; nothing outlives Close.
 //
-// The package.json and lock file in this folder pin Lighthouse; `npm ci`
-// there (make setup does it) installs it where Config.Dir finds it.
+// The package.json and lock file in this folder pin Lighthouse (Version);
+// make setup installs it outside the checkout, where FindDir finds it
+// from any working directory.
 package lighthouse
 
 import (
@@ -23,7 +24,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -52,7 +52,8 @@ type Config struct {
 	// ChromePath is the Chromium binary (see browser.Find).
 	ChromePath string
 	// Dir holds node_modules/lighthouse. If empty,
-	// $SITEDIAG_LIGHTHOUSE_DIR, then ./lighthouse.
+	// $SITEDIAG_LIGHTHOUSE_DIR, then the first of DefaultDirs that holds
+	// it (see FindDir).
 	Dir string
 	// Node is the node binary. If empty, node on PATH.
 	Node string
@@ -84,9 +85,6 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.Dir == "" {
 		cfg.Dir = os.Getenv("SITEDIAG_LIGHTHOUSE_DIR")
 	}
-	if cfg.Dir == "" {
-		cfg.Dir = "lighthouse"
-	}
 	if cfg.JobTimeout <= 0 {
 		cfg.JobTimeout = DefaultJobTimeout
 	}
@@ -102,40 +100,37 @@ func New(cfg Config) (*Runner, error) {
 // JobTimeout is the deadline of each audit.
 func (r *Runner) JobTimeout() time.Duration { return r.cfg.JobTimeout }
 
-// find checks that Node, the package and Chromium are there.
+// find checks that Node, the package and Chromium are there. Its errors
+// name no file of the host.
 func (r *Runner) find() (node, chrome, dir string, err error) {
 	node = r.cfg.Node
 	if node == "" {
 		node = "node"
 	}
 	if node, err = exec.LookPath(node); err != nil {
-		return "", "", "", fmt.Errorf("%w: node is not installed: %w", ErrUnavailable, err)
+		return "", "", "", fmt.Errorf("%w: Node is not installed", ErrUnavailable)
 	}
-	dir, err = filepath.Abs(r.cfg.Dir)
-	if err == nil {
-		_, err = os.Stat(filepath.Join(dir, "node_modules", "lighthouse", "core", "index.js"))
-	}
-	if err != nil {
-		return "", "", "", fmt.Errorf("%w: the lighthouse package is not installed in %s (npm ci there): %w", ErrUnavailable, r.cfg.Dir, err)
+	if dir, err = FindDir(r.cfg.Dir); err != nil {
+		return "", "", "", err
 	}
 	if chrome, err = browser.Find(r.cfg.ChromePath); err != nil {
-		return "", "", "", fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return "", "", "", fmt.Errorf("%w: Chromium is not installed", ErrUnavailable)
 	}
 	return node, chrome, dir, nil
 }
 
-// Status says whether audits can run, without starting anything.
+// Status says whether audits can run, without starting anything. The
+// message names no file of the host: services show it to their callers.
 func (r *Runner) Status() (ready bool, message string) {
-	if _, _, dir, err := r.find(); err != nil {
+	if _, _, _, err := r.find(); err != nil {
 		return false, err.Error()
-	} else {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if r.w != nil {
-			return true, "worker running; Lighthouse from " + dir
-		}
-		return true, "Lighthouse found in " + dir + "; the worker starts on first use"
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.w != nil {
+		return true, "worker running"
+	}
+	return true, "Lighthouse " + Version + " found; the worker starts on first use"
 }
 
 // acquire takes the worker's slot, waiting in the bounded queue.

@@ -2,6 +2,7 @@ package lighthouse_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -29,10 +30,10 @@ import (
 func needLighthouse(t *testing.T) {
 	t.Helper()
 	_, errNode := exec.LookPath("node")
-	_, errPkg := os.Stat(filepath.Join("node_modules", "lighthouse", "core", "index.js"))
+	_, errPkg := lighthouse.FindDir("")
 	_, errChrome := browser.Find(os.Getenv("SITEDIAG_CHROME_PATH"))
 	testenv.Need(t, errNode == nil && errPkg == nil && errChrome == nil,
-		"needs node, Chromium and the lighthouse package (make setup, or npm ci in lighthouse/)")
+		"needs node, Chromium and the lighthouse package (make setup)")
 }
 
 // fixture is a site of test pages, known as site.test, and a runner
@@ -51,7 +52,6 @@ func newFixture(t *testing.T, cfg lighthouse.Config) *fixture {
 	g := guard.New(&dns.Resolver{Servers: []string{srv.Addr}, Timeout: 2 * time.Second},
 		guard.NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}))
 	cfg.Network = guardnet.Network(g)
-	cfg.Dir = "."
 	r, err := lighthouse.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -195,17 +195,57 @@ func TestParseFlags(t *testing.T) {
 	}
 }
 
-// Without the package the runner says so, and starts nothing.
+// Without the package the runner says so, without naming the folder, and
+// starts nothing.
 func TestUnavailable(t *testing.T) {
-	r, err := lighthouse.New(lighthouse.Config{Network: guardnet.Network(guard.New(nil, guard.NewPolicy(nil))), Dir: t.TempDir()})
+	dir := t.TempDir()
+	r, err := lighthouse.New(lighthouse.Config{Network: guardnet.Network(guard.New(nil, guard.NewPolicy(nil))), Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if ready, msg := r.Status(); ready || !strings.Contains(msg, "not installed") {
+	if ready, msg := r.Status(); ready || !strings.Contains(msg, "not installed") || strings.Contains(msg, dir) {
 		t.Errorf("status: %v %q", ready, msg)
 	}
 	if _, err := r.Audit(context.Background(), "http://site.test/", lighthouse.Options{}); !errors.Is(err, lighthouse.ErrUnavailable) {
 		t.Errorf("got %v, want ErrUnavailable", err)
+	}
+}
+
+// FindDir finds the package in $XDG_DATA_HOME/sitediag/lighthouse-<Version>,
+// where the set-up installs it without root, from any working directory.
+func TestFindDirDefault(t *testing.T) {
+	data := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", data)
+	want := filepath.Join(data, "sitediag", "lighthouse-"+lighthouse.Version)
+	if dirs := lighthouse.DefaultDirs(); len(dirs) != 2 || dirs[0] != want ||
+		dirs[1] != "/usr/local/share/sitediag/lighthouse-"+lighthouse.Version {
+		t.Fatalf("DefaultDirs: %q", dirs)
+	}
+	index := filepath.Join(want, "node_modules", "lighthouse", "core", "index.js")
+	if err := os.MkdirAll(filepath.Dir(index), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(index, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	if got, err := lighthouse.FindDir(""); err != nil || got != want {
+		t.Errorf("FindDir: %q, %v; want %q", got, err, want)
+	}
+}
+
+// Version is the release package.json pins, which the set-up installs.
+func TestVersionIsPinned(t *testing.T) {
+	pkg, err := os.ReadFile("package.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var manifest struct{ Dependencies map[string]string }
+	if err := json.Unmarshal(pkg, &manifest); err != nil {
+		t.Fatal(err)
+	}
+	if got := manifest.Dependencies["lighthouse"]; got != lighthouse.Version {
+		t.Errorf("package.json pins lighthouse %s, Version is %s", got, lighthouse.Version)
 	}
 }

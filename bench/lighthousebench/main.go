@@ -25,6 +25,7 @@ import (
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/browser"
+	"github.com/sitediag/sitediag/lighthouse"
 )
 
 func main() {
@@ -51,7 +52,7 @@ func main() {
 	target := "http://" + ln.Addr().String() + "/"
 
 	// A loaded machine makes a cold start slow; the bench measures, it does not time out.
-	c, err := sitediag.New(sitediag.Config{Timeout: 5 * time.Minute, LighthouseJobTimeout: 5 * time.Minute, AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, LighthouseDir: "lighthouse"})
+	c, err := sitediag.New(sitediag.Config{Timeout: 5 * time.Minute, LighthouseJobTimeout: 5 * time.Minute, AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -76,7 +77,11 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	cli, _ := filepath.Abs("lighthouse/node_modules/.bin/lighthouse")
+	dir, err := lighthouse.FindDir("")
+	if err != nil {
+		log.Fatal(err)
+	}
+	cli := filepath.Join(dir, "node_modules", ".bin", "lighthouse")
 	var theirs []float64
 	var cliScores map[string]int
 	for range *runs {

@@ -5,12 +5,13 @@
 // variable (the names are part of the contract):
 //
 //	SITEDIAG_ADDR                -addr                listen address (127.0.0.1:8080)
-//	SITEDIAG_API_KEYS            -api-keys            comma list; empty: one is generated and printed once
+//	SITEDIAG_API_KEYS            -api-keys            comma list; empty: one is generated, printed and kept in <data-dir>/api-key
 //	SITEDIAG_PUBLIC_URL          -public-url          absolute base URL for artifact links
 //	SITEDIAG_DATA_DIR            -data-dir            where artifacts and the brand cache are kept
 //	SITEDIAG_ALLOW_NETWORKS      -allow-networks      CIDRs exempt from the SSRF deny table
 //	SITEDIAG_DNS_SERVERS         -dns-servers         host:port list used for every resolution
 //	SITEDIAG_CHROME_PATH         -chrome-path         Chromium binary
+//	SITEDIAG_LIGHTHOUSE_DIR      -lighthouse-dir      folder holding node_modules/lighthouse (default: where make setup installs it)
 //	SITEDIAG_BROWSER_URL         -browser-url         remote browser (CDP URL), or a comma list to spread jobs over
 //	SITEDIAG_BROWSER_PROXY_ADDR  -browser-proxy-addr  host:port the browser jobs' proxy listens on for browsers on other hosts; none by default (loopback)
 //	SITEDIAG_BROWSER_PROXY_URL   -browser-proxy-url   http://host[:port] the browsers reach that proxy at (default http://<proxy addr>)
@@ -61,7 +62,7 @@ import (
 // settings are the server's configuration after flags and environment.
 type settings struct {
 	addr, apiKeys, publicURL, dataDir, allowNetworks, dnsServers string
-	chromePath, browserURL, proxies, corsOrigins                 string
+	chromePath, browserURL, proxies, corsOrigins, lighthouseDir  string
 	browserProxyAddr, browserProxyURL                            string
 	metricsAddr, logFormat, artifactsURL, redisURL               string
 	presign                                                      bool
@@ -102,6 +103,7 @@ func parseSettings(args []string) (*settings, error) {
 	fs.StringVar(&s.allowNetworks, "allow-networks", env("SITEDIAG_ALLOW_NETWORKS", ""), "CIDRs exempt from the deny table (SITEDIAG_ALLOW_NETWORKS)")
 	fs.StringVar(&s.dnsServers, "dns-servers", env("SITEDIAG_DNS_SERVERS", ""), "DNS servers, host:port (SITEDIAG_DNS_SERVERS)")
 	fs.StringVar(&s.chromePath, "chrome-path", env("SITEDIAG_CHROME_PATH", ""), "Chromium binary (SITEDIAG_CHROME_PATH)")
+	fs.StringVar(&s.lighthouseDir, "lighthouse-dir", env("SITEDIAG_LIGHTHOUSE_DIR", ""), "folder holding node_modules/lighthouse; default where make setup installs it (SITEDIAG_LIGHTHOUSE_DIR)")
 	fs.StringVar(&s.browserURL, "browser-url", env("SITEDIAG_BROWSER_URL", ""), "remote browser CDP URL (SITEDIAG_BROWSER_URL)")
 	fs.StringVar(&s.browserProxyAddr, "browser-proxy-addr", env("SITEDIAG_BROWSER_PROXY_ADDR", ""), "host:port the browser jobs' filtering proxy listens on for remote browsers, with per-job credentials (SITEDIAG_BROWSER_PROXY_ADDR)")
 	fs.StringVar(&s.browserProxyURL, "browser-proxy-url", env("SITEDIAG_BROWSER_PROXY_URL", ""), "http://host[:port] remote browsers reach that proxy at (SITEDIAG_BROWSER_PROXY_URL)")
@@ -166,6 +168,7 @@ func (s *settings) clientConfig() (sitediag.Config, error) {
 	}
 	cfg.DNSServers = splitList(s.dnsServers)
 	cfg.ChromePath = s.chromePath
+	cfg.LighthouseDir = s.lighthouseDir
 	cfg.BrowserURL = s.browserURL
 	cfg.BrowserProxyAddr = s.browserProxyAddr
 	cfg.BrowserProxyURL = s.browserProxyURL
@@ -239,9 +242,12 @@ func run(s *settings, log *slog.Logger) error {
 
 	keys := splitList(s.apiKeys)
 	if len(keys) == 0 {
-		key := generateKey()
+		key, path, err := keptKey(s.dataDir)
+		if err != nil {
+			return err
+		}
 		keys = []string{key}
-		fmt.Fprintf(os.Stdout, "No SITEDIAG_API_KEYS set; generated an API key for this run:\n\n    %s\n\n", key)
+		fmt.Fprintf(os.Stdout, "No SITEDIAG_API_KEYS set; the API key generated for this data directory (kept in %s):\n\n    %s\n\n", path, key)
 	}
 	handler := httpapi.New(client, httpapi.Options{
 		APIKeys:          keys,
@@ -262,6 +268,7 @@ func run(s *settings, log *slog.Logger) error {
 	mux := http.NewServeMux()
 	mux.Handle("/", handler)
 	mux.Handle("/ui/", http.StripPrefix("/ui", httpapi.UI()))
+	mux.Handle("GET /{$}", http.RedirectHandler("/ui/", http.StatusFound))
 	srv := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -269,6 +276,7 @@ func run(s *settings, log *slog.Logger) error {
 		IdleTimeout:       120 * time.Second,
 	}
 	log.Info("listening", "addr", ln.Addr().String())
+	log.Info("report page", "url", pageURL(s.publicURL, ln.Addr()))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -317,4 +325,39 @@ func generateKey() string {
 	var b [24]byte
 	rand.Read(b[:])
 	return "sd_" + base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// keptKey returns the API key kept in dataDir/api-key, generating and
+// keeping one (mode 0600) when there is none, so that a restart keeps
+// the key an open report page holds. It returns the file's path too.
+func keptKey(dataDir string) (key, path string, err error) {
+	path = filepath.Join(dataDir, "api-key")
+	if b, err := os.ReadFile(path); err == nil {
+		if key = strings.TrimSpace(string(b)); key != "" {
+			return key, path, nil
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", "", fmt.Errorf("reading the kept API key: %w", err)
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return "", "", fmt.Errorf("keeping the API key: %w", err)
+	}
+	key = generateKey()
+	if err := os.WriteFile(path, []byte(key+"\n"), 0o600); err != nil {
+		return "", "", fmt.Errorf("keeping the API key: %w", err)
+	}
+	return key, path, nil
+}
+
+// pageURL is the report page's address: under the public URL when there
+// is one, else on the listener (a wildcard address read as loopback).
+func pageURL(publicURL string, addr net.Addr) string {
+	if publicURL != "" {
+		return strings.TrimSuffix(publicURL, "/") + "/ui/"
+	}
+	host := addr.String()
+	if ta, ok := addr.(*net.TCPAddr); ok && ta.IP.IsUnspecified() {
+		host = net.JoinHostPort("127.0.0.1", strconv.Itoa(ta.Port))
+	}
+	return "http://" + host + "/ui/"
 }

@@ -6,25 +6,48 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/internal/exampletest"
+	"github.com/sitediag/sitediag/internal/testenv"
+	"github.com/sitediag/sitediag/lighthouse"
 )
 
 // TestServerRun builds and runs the server as the README says, reads the
-// generated key and the listen address from its output, asks /health
-// with the key, then stops it with SIGTERM and expects a clean exit.
+// generated key, the listen address and the report page's address from
+// its output, asks /health with the key, follows / to the report page,
+// then stops it with SIGTERM and expects a clean exit; started again on
+// the same data directory, it keeps the key.
 func TestServerRun(t *testing.T) {
 	bin := exampletest.Build(t)
-	p := exampletest.Start(t, bin, []string{"SITEDIAG_API_KEYS="}, "-addr", "127.0.0.1:0", "-data-dir", t.TempDir())
+	dataDir := t.TempDir()
+	p := exampletest.Start(t, bin, []string{"SITEDIAG_API_KEYS="}, "-addr", "127.0.0.1:0", "-data-dir", dataDir)
 	key := p.WaitFor(t, regexp.MustCompile(`^\s*(sd_\S+)\s*$`), 30*time.Second)[1]
 	addr := p.WaitFor(t, regexp.MustCompile(`msg=listening addr=(\S+)`), 30*time.Second)[1]
+	page := p.WaitFor(t, regexp.MustCompile(`msg="report page" url=(\S+)`), 30*time.Second)[1]
+	if page != "http://"+addr+"/ui/" {
+		t.Errorf("the log gives the report page as %s, want http://%s/ui/", page, addr)
+	}
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	if resp, err := noFollow.Get("http://" + addr + "/"); err != nil {
+		t.Fatal(err)
+	} else if resp.Body.Close(); resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/ui/" {
+		t.Errorf("GET /: %d to %q, want 302 to /ui/", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if resp, err := http.Get(page); err != nil {
+		t.Fatal(err)
+	} else if resp.Body.Close(); resp.StatusCode != 200 || len(resp.Header.Get("X-Request-Id")) != 32 {
+		t.Errorf("GET %s: %d, X-Request-Id %q", page, resp.StatusCode, resp.Header.Get("X-Request-Id"))
+	}
 
 	req, _ := http.NewRequest("GET", "http://"+addr+"/health", nil)
 	req.Header.Set("x-api-key", key)
@@ -43,6 +66,14 @@ func TestServerRun(t *testing.T) {
 	p.Cmd.Process.Signal(syscall.SIGTERM)
 	if code := p.Exit(t, 30*time.Second); code != 0 {
 		t.Fatalf("server exited with %d after SIGTERM", code)
+	}
+
+	again := exampletest.Start(t, bin, []string{"SITEDIAG_API_KEYS="}, "-addr", "127.0.0.1:0", "-data-dir", dataDir)
+	if got := again.WaitFor(t, regexp.MustCompile(`^\s*(sd_\S+)\s*$`), 30*time.Second)[1]; got != key {
+		t.Errorf("after a restart the key is %s, want the kept %s", got, key)
+	}
+	if fi, err := os.Stat(filepath.Join(dataDir, "api-key")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("kept key file: %v, %v", fi, err)
 	}
 }
 
@@ -110,12 +141,56 @@ func TestMakeRunHonoursTheEnvironment(t *testing.T) {
 	}
 }
 
+// TestServerLighthouseFromAnywhere: a server started in /tmp with no
+// Lighthouse setting finds the Lighthouse make setup installed, and
+// /lighthouse audits a page.
+func TestServerLighthouseFromAnywhere(t *testing.T) {
+	_, errNode := exec.LookPath("node")
+	_, errChrome := browser.Find(os.Getenv("SITEDIAG_CHROME_PATH"))
+	_, errLighthouse := lighthouse.FindDir("")
+	testenv.Need(t, errNode == nil && errChrome == nil && errLighthouse == nil, "needs node, Chromium and Lighthouse (make setup)")
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Audit me</title>
+			<meta name="description" content="A fixture."></head><body><h1>Audit me</h1></body></html>`)
+	}))
+	defer site.Close()
+
+	p := exampletest.StartIn(t, os.TempDir(), exampletest.Build(t), []string{"SITEDIAG_API_KEYS=k1", "SITEDIAG_LIGHTHOUSE_DIR=",
+		"SITEDIAG_ALLOW_NETWORKS=127.0.0.1/32", "SITEDIAG_ADDR=127.0.0.1:0", "SITEDIAG_DATA_DIR=" + t.TempDir()})
+	addr := p.WaitFor(t, regexp.MustCompile(`msg=listening addr=(\S+)`), 30*time.Second)[1]
+	body := strings.NewReader(`{"url":"` + site.URL + `/","parameters":["--only-categories=seo"]}`)
+	req, _ := http.NewRequest("POST", "http://"+addr+"/lighthouse", body)
+	req.Header.Set("x-api-key", "k1")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Timeout: 5 * time.Minute}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var env struct {
+		APIStatus string `json:"apiStatus"`
+		Meta      struct {
+			Scores struct{ SEO *int }
+		}
+		Details string
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil || resp.StatusCode != 200 || env.APIStatus != "success" ||
+		env.Meta.Scores.SEO == nil {
+		t.Fatalf("/lighthouse from a server in %s: %d %+v %v", os.TempDir(), resp.StatusCode, env, err)
+	}
+}
+
 func TestSettings(t *testing.T) {
 	t.Setenv("SITEDIAG_ALLOW_NETWORKS", "10.1.0.0/16, 127.0.0.1/32")
 	t.Setenv("SITEDIAG_DNS_SERVERS", "127.0.0.1:5353")
 	t.Setenv("SITEDIAG_PROXIES", "us=http://proxy.example:3128,DE=socks5://127.0.0.1:1080")
 	t.Setenv("SITEDIAG_RATE_LIMIT", "0")
 	t.Setenv("SITEDIAG_CHROME_PATH", "/opt/chromium/chrome")
+	t.Setenv("SITEDIAG_LIGHTHOUSE_DIR", "/opt/lighthouse")
 	t.Setenv("SITEDIAG_BROWSER_URL", "ws://127.0.0.1:9222/devtools/browser/x")
 	t.Setenv("SITEDIAG_BROWSER_PROXY_ADDR", "0.0.0.0:3128")
 	t.Setenv("SITEDIAG_BROWSER_PROXY_URL", "http://api-1.internal:3128")
@@ -136,7 +211,7 @@ func TestSettings(t *testing.T) {
 	}
 	if s.addr != "127.0.0.1:9" || s.rateLimit != 0 || len(cfg.AllowNetworks) != 2 || cfg.DNSServers[0] != "127.0.0.1:5353" ||
 		cfg.Proxies["us"].Host != "proxy.example:3128" || cfg.Proxies["DE"].Scheme != "socks5" ||
-		cfg.ChromePath != "/opt/chromium/chrome" || cfg.BrowserURL != "ws://127.0.0.1:9222/devtools/browser/x" ||
+		cfg.ChromePath != "/opt/chromium/chrome" || cfg.LighthouseDir != "/opt/lighthouse" || cfg.BrowserURL != "ws://127.0.0.1:9222/devtools/browser/x" ||
 		cfg.BrowserProxyAddr != "0.0.0.0:3128" || cfg.BrowserProxyURL != "http://api-1.internal:3128" ||
 		s.apiKeys != "k1, k2" || s.publicURL != "https://diag.example/api" || s.dataDir != "/var/lib/sitediag" ||
 		s.corsOrigins != "https://app.example" ||

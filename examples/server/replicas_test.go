@@ -142,7 +142,7 @@ func (r *replica) services(t *testing.T) (string, map[string][2]string) {
 	return "", nil
 }
 
-// deployment reads the worked example of the README, the systemd unit
+// deployment reads the worked example of docs/deployment.md, the systemd unit
 // examples/deploy/sitediag@.service and its environment file
 // sitediag.env: it returns the unit's ExecStart arguments (instance
 // port 0, the data directory under dataDir) and the file's settings with

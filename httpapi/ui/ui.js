@@ -1,14 +1,18 @@
 // The sitediag report page. It asks the API (one folder above this page)
-// for each diagnosis of a site at once and fills in each section as its
-// answer comes back. No framework, no build step, nothing from elsewhere.
+// for the diagnoses of a site and fills in each section as its answer
+// comes back: first /up, which also checks the key and the target once
+// for the whole page, then the network probes (the timing alone first,
+// so that it measures the site and not our own load), then the browser
+// operations, then Lighthouse. No framework, no build step, nothing from
+// elsewhere.
 'use strict';
 
 (function () {
   const keyName = 'sitediag.apiKey';
   const apiBase = new URL('../', document.baseURI);
 
-  // el builds an element; attrs go through setAttribute except the
-  // properties listed, children are nodes or text (never HTML).
+  // el builds an element; attrs go through setAttribute except text,
+  // children are nodes or text (never HTML).
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
     for (const [name, value] of Object.entries(attrs || {})) {
@@ -40,8 +44,8 @@
 
   function yesNo(ok, good) {
     // good says which answer is the healthy one, for the colour; the
-    // word carries the meaning without it.
-    // Without good, neither answer is a problem.
+    // word carries the meaning without it. Without good, neither answer
+    // is a problem.
     const tone = good === undefined ? (ok ? 'good' : 'neutral') : ok === good ? 'good' : 'bad';
     return el('span', { class: tone }, ok ? 'yes' : 'no');
   }
@@ -50,11 +54,23 @@
     return (Math.round(v * 10) / 10).toLocaleString('en') + ' ms';
   }
 
+  // sameOrigin says whether a link is on this page's origin: the page's
+  // Content-Security-Policy shows images from its own origin only, so an
+  // artifact kept elsewhere (a bucket's pre-signed link) is linked instead.
+  function sameOrigin(href) {
+    try {
+      return new URL(href, document.baseURI).origin === location.origin;
+    } catch (_) {
+      return false;
+    }
+  }
+
   // ---- API key -------------------------------------------------------
 
   const keyForm = document.getElementById('key-form');
   const keyInput = document.getElementById('key');
   const keySaved = document.getElementById('key-saved');
+  const targetInput = document.getElementById('target');
 
   function showKey() {
     const has = !!sessionStorage.getItem(keyName);
@@ -69,7 +85,8 @@
     sessionStorage.setItem(keyName, v);
     keyInput.value = '';
     showKey();
-    document.getElementById('target').focus();
+    if (targetInput.value.trim() && new URLSearchParams(location.search).has('url')) start();
+    else targetInput.focus();
   });
   document.getElementById('forget-key').addEventListener('click', () => {
     sessionStorage.removeItem(keyName);
@@ -113,23 +130,159 @@
     if (resp.ok && envelope && envelope.apiStatus === 'success') return envelope;
     const code = (envelope && envelope.message) || 'HTTP_' + resp.status;
     const details = (envelope && envelope.details) || resp.statusText || 'no details';
-    if (resp.status === 401) {
-      sessionStorage.removeItem(keyName);
-      showKey();
-      throw new ApiError('The API key was refused: enter a valid key above and run again.', 401, code, envelope);
-    }
     if (resp.status === 404 && code === 'NOT_FOUND') {
       throw new ApiError('Not available on this server.', 404, code, envelope);
     }
     throw new ApiError(details + ' (' + code + ', HTTP ' + resp.status + ').', resp.status, code, envelope);
   }
 
-  // ---- sections ------------------------------------------------------
+  // ---- the report ----------------------------------------------------
+
+  const report = document.getElementById('report');
+  const overall = document.getElementById('overall');
+  const pageError = document.getElementById('page-error');
+  const download = document.getElementById('download');
+
+  // Run is one report: its target, its sections, every envelope it got
+  // (for the download) and whether it was stopped for the whole page.
+  class Run {
+    constructor(input) {
+      this.input = input;
+      this.url = normalise(input);
+      this.target = new URL(this.url);
+      const host = this.target.hostname;
+      this.isIP = /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.startsWith('[');
+      this.abort = new AbortController();
+      this.calls = [];
+      this.certTrusted = null; // unknown until /tlsscan says
+      this.stopped = '';
+      this.sections = {};
+      this.done = 0;
+      for (const node of report.querySelectorAll('section[data-op]')) {
+        this.sections[node.dataset.op] = new Section(this, node);
+      }
+      this.count = Object.keys(this.sections).length;
+      this.summary = new Summary(document.getElementById('summary'));
+    }
+
+    // stop ends the report for the whole page, with one message saying
+    // why; the sections not run yet say they were not run.
+    stop(words, hint) {
+      if (this.stopped) return;
+      this.stopped = words;
+      pageError.replaceChildren(el('strong', {}, words), hint ? el('span', {}, ' ', hint) : null);
+      pageError.hidden = false;
+      this.abort.abort();
+      for (const s of Object.values(this.sections)) s.notRun();
+      overall.textContent = 'Stopped.';
+    }
+
+    // gone says whether this report was stopped or replaced by another:
+    // then it no longer touches the page.
+    gone() {
+      return this.stopped !== '' || this.abort.signal.aborted;
+    }
+
+    sectionDone() {
+      this.done++;
+      if (this.gone()) return;
+      overall.textContent = this.done < this.count ? this.done + ' of ' + this.count + ' sections done…' : 'All ' + this.count + ' sections done.';
+      if (this.done === this.count) this.finish();
+    }
+
+    finish() {
+      report.setAttribute('aria-busy', 'false');
+      download.hidden = false;
+    }
+
+    // gate asks /up first: a refused key or target is said once for the
+    // page instead of once per section.
+    async gate() {
+      try {
+        return await call('/up', { url: this.url, followRedirect: true }, this.abort.signal);
+      } catch (err) {
+        if (err.name === 'AbortError') return null;
+        if (err.status === 401) {
+          sessionStorage.removeItem(keyName);
+          showKey();
+          this.stop('The API key was refused.', 'Enter a valid key above and run again; no diagnosis was run.');
+          return null;
+        }
+        if (err.code === 'TARGET_NOT_ALLOWED') {
+          this.stop('The server refuses to diagnose ' + this.target.host + '.',
+            'Its addresses are in a range the SSRF policy blocks (private, loopback, link-local, metadata…). ' +
+            'The server\'s operator can exempt that network with SITEDIAG_ALLOW_NETWORKS (flag -allow-networks; ' +
+            'Config.AllowNetworks in the library), a comma list of CIDRs such as 10.1.0.0/16.');
+          return null;
+        }
+        if (err.code === 'NETWORK') {
+          this.stop(err.message);
+          return null;
+        }
+        return err; // the target's own failure: the Up section shows it
+      }
+    }
+
+    async run() {
+      const up = await this.gate();
+      if (this.gone()) return;
+      const s = this.sections;
+      const url = this.url;
+      const follow = { url, followRedirect: true };
+      await s.up.run([[() => (up instanceof Error ? Promise.reject(up) : up), '/up', renderUp], ['/redirectcheck', { url }, renderRedirects]]);
+      // The timing first and alone, so that it measures the site.
+      await s.timing.run([['/loadtime', follow, renderTiming]]);
+      // Then the other network probes at once.
+      const ranges = document.getElementById('ports').value.trim();
+      await Promise.all([
+        // The headers' grade needs to know whether the certificate is trusted.
+        s.tls.run(this.tlsCalls()).then(() => s.headers.run([['/httpheader', follow, renderHeaders]])),
+        this.isIP ? s.dns.skip('Skipped: DNS records and DNSSEC belong to names, and ' + this.target.hostname + ' is an address.')
+          : s.dns.run([['/dnsrecord', { url }, renderRecords], ['/dnssec', { url }, renderDNSSEC]]),
+        s.protocols.run([['/httpprotocol', follow, renderProtocols]]),
+        s.ports.run([['/openport', ranges ? { url, portRanges: ranges } : { url }, renderPorts]]),
+        s.links.run([['/brokenlink', follow, renderLinks]]),
+        s.meta.run([['/metascraping', { url, renderJS: false }, renderMeta]]),
+      ]);
+      // Then the browser, then Lighthouse, each on a quiet machine.
+      await Promise.all([
+        s.screenshot.run([['/screenshot', { url }, renderScreenshot]]),
+        s.mixed.run([['/mixedcontent', follow, renderMixed]]),
+      ]);
+      await s.lighthouse.run([['/lighthouse', follow, renderLighthouse]]);
+    }
+
+    // tlsCalls scans the target's port when it speaks TLS (an https URL);
+    // for a plain-HTTP target it says so, and scans 443 when the host has
+    // it open.
+    tlsCalls() {
+      const t = this.target;
+      if (t.protocol === 'https:') return [['/tlsscan', { url: this.url }, renderTLS]];
+      const port = t.port || '80';
+      const https = 'https://' + t.host.replace(/:\d+$/, '') + '/';
+      const run = this;
+      return [['/openport', { url: this.url, portRanges: '443' }, (env) => {
+        const open = (env.data || []).includes(443);
+        const words = el('p', { class: 'verdict neutral' }, 'No TLS on port ' + port + ': the target is plain HTTP. ',
+          open ? 'Port 443 is open, so it is scanned below.' : 'Port 443 is closed: the host serves no HTTPS.');
+        if (open) run.sections.tls.run([['/tlsscan', { url: https }, renderTLS]]);
+        else run.summary.set('tls', 'no TLS (plain HTTP on port ' + port + ')', 'bad');
+        return words;
+      }]];
+    }
+
+    // json is the whole report: the target, when, and every call made
+    // with its answer.
+    json() {
+      return JSON.stringify({ target: this.url, generated: new Date().toISOString(), calls: this.calls }, null, 2);
+    }
+  }
 
   // Section is one part of the report: a progress line, the result, the
   // errors in words and the raw JSON of each call it made.
   class Section {
-    constructor(node) {
+    constructor(run, node) {
+      this.r = run;
       this.node = node;
       this.heading = node.querySelector('h2');
       node.replaceChildren(this.heading);
@@ -141,11 +294,9 @@
       this.pending = 0;
       this.failed = 0;
       this.total = 0;
-      this.began = performance.now();
-      this.setState('running', 'Running…');
-      this.timer = setInterval(() => {
-        this.state.textContent = 'Running… ' + Math.round((performance.now() - this.began) / 1000) + ' s';
-      }, 1000);
+      this.ended = false;
+      this.work = [];
+      this.setState('waiting', 'Waiting for the probes before it…');
     }
 
     setState(state, words) {
@@ -153,19 +304,47 @@
       this.state.textContent = words;
     }
 
-    // run calls path and hands the envelope to render, which returns the
-    // nodes to show; errors are shown in words in this section only.
-    async run(path, body, render, signal) {
+    begin() {
+      if (this.total > 0) return;
+      this.began = performance.now();
+      this.setState('running', 'Running…');
+      this.timer = setInterval(() => {
+        this.state.textContent = 'Running… ' + Math.round((performance.now() - this.began) / 1000) + ' s';
+      }, 1000);
+    }
+
+    // run makes the calls at once, each [path or a function returning the
+    // envelope, path, render] or [path, body, render], and shows each
+    // answer; errors are shown in words in this section only. It resolves
+    // when they are all answered.
+    run(calls) {
+      if (this.r.gone() || this.ended) return Promise.resolve();
+      this.begin();
+      const answered = Promise.all(calls.map((c) => this.one(c)));
+      this.work.push(answered);
+      // Resolves once the calls that rendering these started are answered too.
+      return answered.then(() => Promise.all(this.work));
+    }
+
+    async one(c) {
+      const [first, second, render] = c;
+      const path = typeof first === 'function' ? second : first;
+      const ask = typeof first === 'function' ? first : () => call(path, second, this.r.abort.signal);
       this.pending++;
       this.total++;
       const part = el('div', { class: 'part', 'data-path': path });
       this.body.append(part);
       try {
-        const env = await call(path, body, signal);
+        const env = await ask();
+        if (this.r.gone()) return;
         this.addRaw(path, env);
-        part.append(...[render(env)].flat().filter(Boolean));
+        part.append(...[render(env, this.r)].flat().filter(Boolean));
       } catch (err) {
-        if (err.name === 'AbortError') return;
+        if (err.name === 'AbortError' || this.r.gone()) return;
+        if (err.status === 401) {
+          this.r.stop('The API key was refused.', 'Enter a valid key above and run again.');
+          return;
+        }
         this.failed++;
         if (err.envelope) this.addRaw(path, err.envelope);
         const unavailable = err.status === 404 && err.code === 'NOT_FOUND';
@@ -173,11 +352,17 @@
         else part.append(el('p', { class: 'error', role: 'alert' }, path + ' failed: ' + err.message));
       } finally {
         this.pending--;
-        if (this.pending === 0 && !signal.aborted) this.finish();
+        if (this.pending === 0 && !this.r.gone()) {
+          // A render may have started more calls (TLS on 443): wait a tick.
+          await Promise.resolve();
+          if (this.pending === 0) this.finish();
+        }
       }
     }
 
     finish() {
+      if (this.ended || this.r.gone()) return;
+      this.ended = true;
       clearInterval(this.timer);
       this.progress.remove();
       const secs = ((performance.now() - this.began) / 1000).toFixed(1);
@@ -185,10 +370,31 @@
       else if (this.failed === this.total) this.setState('failed', 'Failed after ' + secs + ' s.');
       else if (this.failed > 0) this.setState('partial', 'Partly done in ' + secs + ' s (' + this.failed + ' of ' + this.total + ' calls failed).');
       else this.setState('done', 'Done in ' + secs + ' s.');
-      onSectionDone();
+      this.r.summary.settle(this.node.dataset.op, this.node.dataset.state);
+      this.r.sectionDone();
+    }
+
+    skip(words) {
+      if (this.r.gone()) return Promise.resolve();
+      this.ended = true;
+      this.progress.remove();
+      this.setState('skipped', words);
+      this.r.summary.settle(this.node.dataset.op, 'skipped');
+      this.r.sectionDone();
+      return Promise.resolve();
+    }
+
+    notRun() {
+      if (this.ended) return;
+      this.ended = true;
+      clearInterval(this.timer);
+      this.progress.remove();
+      this.setState('notrun', 'Not run.');
+      this.r.summary.settle(this.node.dataset.op, 'notrun');
     }
 
     addRaw(path, env) {
+      this.r.calls.push({ path, response: env });
       const text = JSON.stringify(env, null, 2);
       const blob = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
       this.raw.append(el('details', {},
@@ -198,19 +404,61 @@
     }
   }
 
+  // Summary is the card at the top: one line per finding, each linking to
+  // its section, filled in as the answers come.
+  class Summary {
+    constructor(node) {
+      this.node = node;
+      const items = [['up', 'Reachable', 'sec-up'], ['tls', 'TLS grade', 'sec-tls'], ['cert', 'Certificate', 'sec-tls'],
+        ['dnssec', 'DNSSEC', 'sec-dns'], ['headers', 'Security headers', 'sec-headers'], ['links', 'Broken links', 'sec-links'],
+        ['lighthouse', 'Lighthouse', 'sec-lighthouse']];
+      this.values = {};
+      const dl = el('dl', { class: 'facts summary' });
+      for (const [key, label, section] of items) {
+        this.values[key] = el('dd', { 'data-key': key }, '…');
+        dl.append(el('dt', {}, el('a', { href: '#' + section }, label)), this.values[key]);
+      }
+      node.replaceChildren(el('h2', { id: 'h-summary' }, 'Summary'), dl);
+      node.hidden = false;
+    }
+
+    set(key, words, tone) {
+      const dd = this.values[key];
+      dd.dataset.set = '';
+      dd.replaceChildren(el('span', { class: tone || 'neutral' }, words));
+    }
+
+    // settle says why the lines of a section that ended without a value
+    // have none.
+    settle(op, state) {
+      const words = { done: 'none', partial: 'none', failed: 'failed', unavailable: 'not available on this server',
+        skipped: 'not applicable', notrun: 'not run' }[state] || state;
+      for (const key of Summary.keysOf[op] || []) {
+        if (!('set' in this.values[key].dataset)) this.set(key, words, state === 'failed' ? 'bad' : 'neutral');
+      }
+    }
+  }
+
+  // The summary lines each section fills in.
+  Summary.keysOf = { up: ['up'], tls: ['tls', 'cert'], dns: ['dnssec'], headers: ['headers'], links: ['links'], lighthouse: ['lighthouse'] };
+
   // ---- renderers: envelope -> nodes ---------------------------------
 
   function renderScreenshot(env) {
+    const page = env.meta.redirectedURL || env.meta.url;
+    if (!sameOrigin(env.data)) {
+      return el('p', {}, el('a', { href: env.data }, 'Open the screenshot of ' + page), ' (kept on another origin, so not shown here).');
+    }
     return el('figure', {},
-      el('a', { href: env.data }, el('img', { src: env.data, alt: 'Screenshot of ' + (env.meta.redirectedURL || env.meta.url) })),
-      el('figcaption', {}, (env.meta.redirectedURL || env.meta.url) + ' as Chromium rendered it'));
+      el('a', { href: env.data }, el('img', { src: env.data, alt: 'Screenshot of ' + page })),
+      el('figcaption', {}, page + ' as Chromium rendered it'));
   }
 
-  function renderUp(env) {
+  function renderUp(env, run) {
     const up = env.message === 'Site is up';
-    return el('p', { class: 'verdict ' + (up ? 'good' : 'bad') },
-      up ? 'Up: ' : 'Down: ', env.message,
-      env.data && env.data.statusCode ? ' (' + env.data.statusCode + ' ' + env.data.reasonPhrase + ')' : '');
+    const status = env.data && env.data.statusCode ? ' (' + env.data.statusCode + ' ' + env.data.reasonPhrase + ')' : '';
+    run.summary.set('up', (up ? 'yes' : 'no') + status, up ? 'good' : 'bad');
+    return el('p', { class: 'verdict ' + (up ? 'good' : 'bad') }, up ? 'Up: ' : 'Down: ', env.message, status);
   }
 
   function renderRedirects(env) {
@@ -226,17 +474,53 @@
   const protocolNames = { ssl2: 'SSL 2.0', ssl3: 'SSL 3.0', tls10: 'TLS 1.0', tls11: 'TLS 1.1', tls12: 'TLS 1.2', tls13: 'TLS 1.3' };
   const legacy = { ssl2: true, ssl3: true, tls10: true, tls11: true };
 
-  function renderTLS(env) {
+  // vulnerabilityWords names each vulnerability /tlsscan checks and says
+  // in one line what it means.
+  const vulnerabilityWords = {
+    poodle: ['POODLE', 'SSL 3.0 with CBC suites: an attacker in the path can decrypt bytes through its padding.'],
+    drown: ['DROWN', 'SSL 2.0 is enabled: its weak use of the RSA key can decrypt TLS sessions sharing that key.'],
+    freak: ['FREAK', 'export-grade RSA suites (512-bit keys) can be forced on clients.'],
+    logjam: ['Logjam', 'export-grade or weak Diffie-Hellman groups that can be broken.'],
+    sweet32: ['Sweet32', '64-bit block ciphers (3DES and the like) leak data over long connections.'],
+    rc4: ['RC4', 'the RC4 cipher\'s biases leak plaintext.'],
+    nullCipher: ['Null cipher', 'suites that do not encrypt at all.'],
+    anonymousCipher: ['Anonymous cipher', 'suites without a certificate let anyone in the path impersonate the server.'],
+    crime: ['CRIME', 'TLS compression leaks secrets such as cookies.'],
+    beast: ['BEAST', 'CBC suites with SSL 3.0 or TLS 1.0 use predictable IVs.'],
+    heartbleed: ['Heartbleed', 'the heartbeat extension answers with the server\'s memory.'],
+    robot: ['ROBOT', 'an RSA padding oracle lets an attacker decrypt or sign with the server\'s key.'],
+    renegotiation: ['Insecure renegotiation', 'an attacker can inject requests into a client\'s connection, or tie up the server.'],
+  };
+
+  function vulnerabilityName(id) {
+    return (vulnerabilityWords[id] || [id])[0];
+  }
+
+  function gradeText(g) {
+    if (typeof g === 'string') return g;
+    if (g && typeof g === 'object') return g.grade || g.letter || '';
+    return '';
+  }
+
+  function renderTLS(env, run) {
     const d = env.data;
     const out = [];
     const cert = d.certificate || {};
+    if (typeof cert.trusted === 'boolean' && run.target.protocol === 'https:') run.certTrusted = cert.trusted;
+    const grade = gradeText(d.grade);
+    if (grade) {
+      run.summary.set('tls', grade, /^A/.test(grade) ? 'good' : /^[BC]/.test(grade) ? 'average' : 'bad');
+      out.push(el('p', { class: 'verdict' }, 'Grade ', el('strong', {}, grade)));
+    } else {
+      run.summary.set('tls', 'no grade', 'neutral');
+    }
     if (cert.expiry) {
       const days = cert.daysRemaining;
       const soon = typeof days === 'number' && days < 14;
+      const left = typeof days === 'number' ? (days < 0 ? 'expired ' + -days + ' days ago' : days + ' days left') : '';
+      run.summary.set('cert', left || cert.expiry, soon || cert.isExpired ? 'bad' : 'good');
       out.push(el('p', { class: 'verdict ' + (soon || cert.isExpired ? 'bad' : 'good'), 'data-days': days },
-        'Certificate expires ', cert.expiry,
-        typeof days === 'number' ? ': ' + (days < 0 ? 'expired ' + -days + ' days ago' : days + ' days left') : '',
-        soon && days >= 0 ? ' (renew now)' : ''));
+        'Certificate expires ', cert.expiry, left ? ': ' + left : '', soon && days >= 0 ? ' (renew now)' : ''));
     }
     out.push(el('dl', { class: 'facts' },
       el('dt', {}, 'Subject'), el('dd', {}, cert.commonName || cert.subjectAltName || '—'),
@@ -245,14 +529,19 @@
         cert.authorizationError ? ' (' + cert.authorizationError + ')' : '')));
     const suites = d.cipherSuites || {};
     out.push(table('Protocol versions', ['Version', 'Supported', 'Cipher suites'],
-      Object.keys(protocolNames).map((k) => [protocolNames[k], yesNo(!!d.protocols[k], !legacy[k] ? true : false),
+      Object.keys(protocolNames).map((k) => [protocolNames[k], yesNo(!!d.protocols[k], !legacy[k]),
         String(((suites[k] || {}).suites || []).length)])));
     const vulns = d.vulnerabilities || {};
-    const names = Object.keys(vulns);
-    if (names.length) {
-      const found = names.filter((n) => vulns[n].vulnerable);
-      out.push(el('p', { class: 'verdict ' + (found.length ? 'bad' : 'good') },
-        found.length ? 'Vulnerable to ' + found.join(', ') + '.' : 'Not vulnerable to any of ' + names.join(', ') + '.'));
+    const ids = Object.keys(vulns);
+    if (ids.length) {
+      const found = ids.filter((n) => vulns[n].vulnerable);
+      if (found.length) {
+        out.push(el('p', { class: 'verdict bad' }, 'Vulnerable to ' + found.map(vulnerabilityName).join(', ') + ':'),
+          el('ul', { class: 'vulns' }, found.map((id) => el('li', {}, el('strong', {}, vulnerabilityName(id)), ': ',
+            (vulnerabilityWords[id] || ['', ''])[1], (vulns[id].evidence || []).length ? ' (' + vulns[id].evidence.join('; ') + ')' : ''))));
+      } else {
+        out.push(el('p', { class: 'verdict good' }, 'Not vulnerable to any of ' + ids.map(vulnerabilityName).join(', ') + '.'));
+      }
     }
     if (d.partial) {
       const u = d.unfinished || {};
@@ -275,12 +564,13 @@
     return table('DNS records', ['Type', 'Records'], rows);
   }
 
-  function renderDNSSEC(env) {
+  function renderDNSSEC(env, run) {
     const d = env.data;
     const v = d.validation || {};
     const status = v.status || (d.isEnabled ? 'enabled' : 'not enabled');
-    return el('p', { class: 'verdict ' + (status === 'secure' ? 'good' : status === 'bogus' ? 'bad' : 'neutral') },
-      'DNSSEC: ', status, d.zone ? ' for zone ' + d.zone : '', v.reason ? ' — ' + v.reason : '');
+    const tone = status === 'secure' ? 'good' : status === 'bogus' ? 'bad' : 'neutral';
+    run.summary.set('dnssec', status, tone);
+    return el('p', { class: 'verdict ' + tone }, 'DNSSEC: ', status, d.zone ? ' for zone ' + d.zone : '', v.reason ? ' — ' + v.reason : '');
   }
 
   // bar is one phase of the waterfall, placed by CSSOM (inline style
@@ -301,8 +591,7 @@
       const v = t[k] || 0;
       const row = el('li', { class: 'phase phase-' + k },
         el('span', { class: 'label' }, label),
-        el('span', { class: 'track', 'aria-hidden': 'true' },
-          bar(start / total, v / total)),
+        el('span', { class: 'track', 'aria-hidden': 'true' }, bar(start / total, v / total)),
         el('span', { class: 'value' }, ms(v)));
       start += v;
       return row;
@@ -331,17 +620,41 @@
       el('ul', { class: 'chips' }, ports.map((p) => el('li', {}, String(p))))];
   }
 
-  function renderLinks(env) {
+  function renderLinks(env, run) {
     const links = env.data || [];
     const s = env.summary || {};
+    const broken = (s.broken || 0) + (s.serverError || 0);
+    run.summary.set('links', broken ? broken + ' broken' : 'none broken', broken ? 'bad' : 'good');
     const bad = (l) => !(l.status >= 200 && l.status < 400);
     const sorted = links.slice().sort((a, b) => bad(b) - bad(a));
     return [
-      el('p', { class: 'verdict ' + (s.broken || s.serverError ? 'bad' : 'good') }, env.message),
+      el('p', { class: 'verdict ' + (broken ? 'bad' : 'good') }, env.message),
       links.length ? table('Links, broken first', ['Status', 'Link', 'Why'], sorted.map((l) => [
         el('span', { class: bad(l) ? 'bad' : 'good' }, l.status ? String(l.status) : 'none'),
         el('span', { class: 'url' }, l.link), l.error || l.reason || ''])) : null,
     ];
+  }
+
+  function renderHeaders(env, run) {
+    const https = (env.meta.redirectedURL || env.meta.url || '').startsWith('https:');
+    const g = globalThis.sitediagObservatory.grade(env.data || [], https, run.certTrusted);
+    run.summary.set('headers', g.grade + ' (' + g.score + '/100)', /^A/.test(g.grade) ? 'good' : /^[BC]/.test(g.grade) ? 'average' : 'bad');
+    return [
+      el('p', { class: 'verdict grade-line' }, 'Grade ', el('strong', { class: 'grade' }, g.grade), ', score ' + g.score +
+        ' (from 100, as Mozilla\'s HTTP Observatory scores these headers' + (g.bonusWithheld ? '; bonuses count only from 90' : '') + ')'),
+      table('Security headers', ['Header', 'Finding', 'Score'], g.tests.map((t) => [
+        t.name, el('span', { class: t.modifier < 0 ? 'bad' : t.modifier > 0 ? 'good' : 'neutral' }, t.finding),
+        t.scored ? (t.modifier > 0 ? '+' : '') + t.modifier : 'not scored'])),
+    ];
+  }
+
+  function renderMeta(env) {
+    const d = env.data || {};
+    const rows = [['Title', d.title], ['Description', d.description], ['Site', d.publisher], ['Author', d.author],
+      ['Published', d.date], ['Language', d.lang], ['Address', d.url], ['Image', d.image],
+      ['Feeds', (d.feeds || []).map((f) => f.url).join(', ')]].filter(([, v]) => v);
+    if (!rows.length) return el('p', {}, 'The page declares no metadata.');
+    return el('dl', { class: 'facts' }, rows.flatMap(([k, v]) => [el('dt', {}, k), el('dd', { class: /^https?:/.test(v) ? 'url' : null }, v)]));
   }
 
   function renderMixed(env) {
@@ -369,8 +682,11 @@
       g, el('span', { 'aria-hidden': 'true' }, label));
   }
 
-  function renderLighthouse(env) {
+  function renderLighthouse(env, run) {
     const s = env.meta.scores || {};
+    const n = (v) => (typeof v === 'number' ? String(v) : '—');
+    run.summary.set('lighthouse', 'performance ' + n(s.performance) + ', accessibility ' + n(s.accessibility) +
+      ', best practices ' + n(s.bestPractices) + ', SEO ' + n(s.seo), 'neutral');
     return [
       el('ul', { class: 'gauges' }, gauge('Performance', s.performance), gauge('Accessibility', s.accessibility),
         gauge('Best practices', s.bestPractices), gauge('SEO', s.seo)),
@@ -379,66 +695,65 @@
     ];
   }
 
-  // ---- running a report ---------------------------------------------
+  // ---- starting a report ---------------------------------------------
 
-  const report = document.getElementById('report');
-  const overall = document.getElementById('overall');
-  let running = null;
-  let current = [];
-  let done = 0;
-  let count = 0;
-
-  function onSectionDone() {
-    done++;
-    overall.textContent = done < count ? done + ' of ' + count + ' sections done…' : 'All ' + count + ' sections done.';
-    if (done === count) report.setAttribute('aria-busy', 'false');
-  }
+  let current = null;
 
   function normalise(input) {
     const v = input.trim();
     return /^[a-z][a-z0-9+.-]*:\/\//i.test(v) ? v : 'https://' + v;
   }
 
-  const plan = {
-    screenshot: [['/screenshot', {}, renderScreenshot]],
-    up: [['/up', { followRedirect: true }, renderUp], ['/redirectcheck', {}, renderRedirects]],
-    tls: [['/tlsscan', {}, renderTLS]],
-    dns: [['/dnsrecord', {}, renderRecords], ['/dnssec', {}, renderDNSSEC]],
-    timing: [['/loadtime', { followRedirect: true }, renderTiming]],
-    protocols: [['/httpprotocol', { followRedirect: true }, renderProtocols]],
-    ports: [['/openport', () => {
-      const ranges = document.getElementById('ports').value.trim();
-      return ranges ? { portRanges: ranges } : {};
-    }, renderPorts]],
-    links: [['/brokenlink', { followRedirect: true }, renderLinks]],
-    mixed: [['/mixedcontent', { followRedirect: true }, renderMixed]],
-    lighthouse: [['/lighthouse', { followRedirect: true }, renderLighthouse]],
-  };
-
-  document.getElementById('target-form').addEventListener('submit', (e) => {
-    e.preventDefault();
+  function start() {
     if (!sessionStorage.getItem(keyName)) {
       overall.textContent = 'Enter the API key first.';
       keyInput.focus();
       return;
     }
-    if (running) running.abort();
-    for (const s of current) clearInterval(s.timer);
-    current = [];
-    running = new AbortController();
-    const url = normalise(document.getElementById('target').value);
-    const sections = report.querySelectorAll('section[data-op]');
-    count = sections.length;
-    done = 0;
+    const input = targetInput.value.trim();
+    if (!input) return;
+    if (current) {
+      current.abort.abort();
+      for (const s of Object.values(current.sections)) clearInterval(s.timer);
+    }
+    history.replaceState(null, '', '?url=' + encodeURIComponent(input));
+    pageError.hidden = true;
+    download.hidden = true;
     report.hidden = false;
     report.setAttribute('aria-busy', 'true');
-    overall.textContent = 'Diagnosing ' + url + ': 0 of ' + count + ' sections done…';
-    for (const node of sections) {
-      const section = new Section(node);
-      current.push(section);
-      for (const [path, extra, render] of plan[node.dataset.op]) {
-        section.run(path, Object.assign({ url }, typeof extra === 'function' ? extra() : extra), render, running.signal);
-      }
+    let run;
+    try {
+      run = new Run(input);
+    } catch (_) {
+      overall.textContent = input + ' is not a URL or a host name.';
+      return;
     }
+    current = run;
+    overall.textContent = 'Diagnosing ' + run.url + ': 0 of ' + run.count + ' sections done…';
+    run.run();
+  }
+
+  document.getElementById('target-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    start();
   });
+
+  download.addEventListener('click', () => {
+    if (!current) return;
+    const a = el('a', {
+      href: URL.createObjectURL(new Blob([current.json()], { type: 'application/json' })),
+      download: 'sitediag-' + current.target.hostname + '.json',
+    });
+    document.body.append(a);
+    a.click();
+    a.remove();
+  });
+
+  // A shared address (?url=…) fills the form, and runs once a key is there.
+  const shared = new URLSearchParams(location.search).get('url');
+  if (shared) {
+    targetInput.value = shared;
+    if (sessionStorage.getItem(keyName)) start();
+    else keyInput.focus();
+  }
 })();

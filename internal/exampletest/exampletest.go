@@ -45,7 +45,14 @@ type Process struct {
 // process is killed when the test ends, if it is still running.
 func Start(t testing.TB, bin string, env []string, args ...string) *Process {
 	t.Helper()
+	return StartIn(t, "", bin, env, args...)
+}
+
+// StartIn is Start in the working directory dir ("" is the test's).
+func StartIn(t testing.TB, dir, bin string, env []string, args ...string) *Process {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

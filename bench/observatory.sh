@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Security headers: the report page's grader (httpapi/ui/observatory.js)
+# beside the MDN HTTP Observatory's own analyzer and score table, on the
+# header sets of bench/observatory/cases.json (one response each, with
+# whether it came over HTTPS and whether its certificate is trusted).
+# Prints each case's score and grade from both and every test whose
+# modifier differs. The Observatory is pinned in
+# bench/observatory/package.json + lock and installed here, never by make
+# run.
+#
+#   bench/observatory.sh [cases.json]
+set -euo pipefail
+. "$(dirname "$0")/common.bash"
+root=$(cd "$(dirname "$0")/.." && pwd)
+need node nodejs
+need npm npm
+dir=$root/bench/observatory
+# --ignore-scripts: the package's install script downloads the HSTS
+# preload list, which offline cannot be had; an empty list stands in (no
+# case names a preloaded host).
+if [ ! -f "$dir/node_modules/.package-lock.json" ]; then
+  (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+fi
+preload=$dir/node_modules/@mdn/mdn-http-observatory/conf/hsts-preload.json
+if [ ! -f "$preload" ]; then
+  mkdir -p "$(dirname "$preload")"
+  echo '{}' >"$preload"
+fi
+node "$dir/compare.mjs" "$@"
