@@ -40,6 +40,12 @@ func corpusSite(t *testing.T) *httptest.Server {
 		case "/moved":
 			http.Redirect(w, r, "/news-article.html", http.StatusFound)
 			return
+		case "/to-tls-error":
+			// The script sends the page to https on this plain http port:
+			// the handshake fails and Chromium shows its error page.
+			fmt.Fprint(w, `<html><head><title>Leaving</title></head><body><p>Taking you to the secure site.</p>
+				<script>location.href = "https://" + location.host + "/"</script></body></html>`)
+			return
 		case "/late":
 			fmt.Fprint(w, `<html><body><div id="app"></div><script>setTimeout(() => {
 				document.getElementById("app").innerHTML = "<article><h1>Arrived</h1><p class=late>" + "It came late. ".repeat(30) + "</p></article>"
@@ -244,6 +250,22 @@ func TestContentRendered(t *testing.T) {
 	}
 	_, err = c.WebScrape(ctx, site.URL+"/late", sitediag.WebScrapeOptions{WaitFor: "p[["})
 	wantCode(t, err, sitediag.CodeInvalidParameters)
+}
+
+// A page whose script navigates to a URL that fails ends on Chromium's
+// error page: that is no content of the site's but a failure to connect.
+func TestContentErrorPage(t *testing.T) {
+	needChromium(t)
+	site := corpusSite(t)
+	c := loopbackClient(t)
+	ctx := context.Background()
+	_, err := c.MetaScrape(ctx, site.URL+"/to-tls-error", sitediag.MetaScrapeOptions{})
+	wantCode(t, err, sitediag.CodeUnableToConnect)
+	if err != nil && !strings.Contains(err.Error(), "TLS handshake failed") {
+		t.Errorf("MetaScrape: %v, want the TLS failure named", err)
+	}
+	_, err = c.WebScrape(ctx, site.URL+"/to-tls-error", sitediag.WebScrapeOptions{Formats: []sitediag.ScrapeFormat{"text"}})
+	wantCode(t, err, sitediag.CodeUnableToConnect)
 }
 
 func TestMixedContent(t *testing.T) {
