@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -266,6 +267,40 @@ func TestContentErrorPage(t *testing.T) {
 	}
 	_, err = c.WebScrape(ctx, site.URL+"/to-tls-error", sitediag.WebScrapeOptions{Formats: []sitediag.ScrapeFormat{"text"}})
 	wantCode(t, err, sitediag.CodeUnableToConnect)
+}
+
+// Without a browser, each page of testdata/charset (served with no
+// charset in the header) reads as Chromium reads it.
+func TestCharsetAsChromium(t *testing.T) {
+	needChromium(t)
+	files := http.FileServer(http.Dir("testdata/charset"))
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		files.ServeHTTP(w, r)
+	}))
+	defer site.Close()
+	c := loopbackClient(t)
+	ctx := context.Background()
+	pages, _ := filepath.Glob("testdata/charset/*.html")
+	if len(pages) == 0 {
+		t.Fatal("no pages in testdata/charset")
+	}
+	for _, p := range pages {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			u := site.URL + "/" + filepath.Base(p)
+			static, err := c.MetaScrape(ctx, u, sitediag.MetaScrapeOptions{RenderJS: sitediag.Off})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rendered, err := c.MetaScrape(ctx, u, sitediag.MetaScrapeOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if static.Metadata.Title != rendered.Metadata.Title {
+				t.Errorf("without a browser %q (%s), Chromium %q", static.Metadata.Title, static.Metadata.Charset, rendered.Metadata.Title)
+			}
+		})
+	}
 }
 
 func TestMixedContent(t *testing.T) {
