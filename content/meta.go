@@ -301,8 +301,10 @@ type extraction struct {
 	sources Sources
 	// props are the og:/article:… properties in document order.
 	props []prop
-	// objects are the JSON-LD objects.
+	// objects are the JSON-LD objects; nodes indexes every node in
+	// them by @id (see ldNodes).
 	objects []map[string]any
+	nodes   map[string]map[string]any
 }
 
 type prop struct{ key, value string }
