@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
-	"github.com/itlightning/dateparse"
 )
 
 // Metadata is what a page says about itself. The headline fields (Title
@@ -144,14 +143,22 @@ func ExtractMetadata(d *Document) *Metadata {
 	m.Image = firstURL(d, x.ogMedia("image"), x.twitter("image:src"), x.twitter("image"), x.itemprop("image"),
 		x.attr("img[itemprop=image]", "src"), x.ldURL("image"), x.linkHref("image_src"), x.attr("article img[src]", "src"),
 		x.attr("#content img[src]", "src"), x.attr(`img[alt*=author i]`, "src"), x.attr(`img[src]:not([aria-hidden="true"])`, "src"))
-	m.Author = first(x.ldName("author"), x.ldName("brand"), x.metaName("author"), x.notURL(x.property("article:author")),
-		x.text("[itemprop~=author] [itemprop=name]"), x.text("[itemprop~=author]"), x.text("[rel~=author]"),
-		x.text("a[class*=author i], [class*=author i] a, a[href*='/author/' i], [class*=author i], [class*=byline i]"))
-	m.Date = firstDate(x.ld("datePublished"), x.ld("dateCreated"), x.property("article:published_time"),
-		x.property("og:published_time"), x.itemprop("datePublished"), x.metaName("date"), x.metaName("pubdate"),
-		x.metaName("publish-date"), x.metaName("dc.date"), x.attr("time[datetime]", "datetime"))
-	m.DateModified = firstDate(x.ld("dateModified"), x.property("article:modified_time"), x.property("og:updated_time"),
-		x.itemprop("dateModified"), x.metaName("last-modified"))
+	m.Author = first(cleanAuthor(x.ldName("author")), cleanAuthor(x.ldName("brand")), cleanAuthor(x.attr(`meta[name="author" i]`, "content")),
+		cleanAuthor(x.property("article:author")), x.authorText(`[itemprop*="author" i] [itemprop="name"]`),
+		x.authorText(`[itemprop*="author" i]`), x.authorText(`[rel="author"]`), strict(x.authorText(`a[class*="author" i]`)),
+		strict(x.authorText(`[class*="author" i] a`)), strict(x.authorText(`a[href*="/author/" i]`)),
+		x.authorText(`a[class*="screenname" i]`), strict(x.authorText(`[class*="author" i]`)), strict(x.bylineAuthor()))
+	m.Date = firstDate(x.ld("datePublished"), x.ld("dateCreated"), x.attr(`meta[property*="published_time" i]`, "content"),
+		x.property("article:published_time"), x.property("og:published_time"),
+		x.attr(`[itemprop="datepublished" i]`, "content"), x.attr(`[itemprop="datepublished" i]`, "title"),
+		x.filterText(`[class*="publish" i]`), x.attr(`meta[name="date" i]`, "content"), x.metaName("pubdate"),
+		x.metaName("publish-date"), x.metaName("dc.date"), x.attr(`[itemprop*="date" i]`, "content"),
+		x.attr(`[itemprop*="date" i]`, "title"), x.attr(`time[itemprop*="date" i]`, "datetime"), x.attr("time[datetime]", "datetime"),
+		x.filterText(`[class*="byline" i]`), x.filterText(`[id*="date" i]`), x.filterText(`[class*="date" i]`),
+		x.filterText(`[class*="time" i]`))
+	m.DateModified = firstDate(x.ld("dateModified"), x.attr(`meta[property*="modified_time" i]`, "content"),
+		x.property("article:modified_time"), x.property("og:updated_time"), x.attr(`[itemprop*="datemodified" i]`, "content"),
+		x.metaName("last-modified"))
 	m.Publisher = first(x.ldName("publisher"), x.og("site_name"), x.metaName("application-name"),
 		x.metaName("apple-mobile-web-app-title"), x.metaName("publisher"), x.twitter("app:name:iphone"),
 		x.text("#logo, .logo"), x.text("a[class*=brand i]"), x.attr("[class*=logo i] img[alt]", "alt"),
@@ -203,25 +210,6 @@ func firstDate(values ...string) string {
 		}
 	}
 	return ""
-}
-
-// parseDate reads the date forms pages use: RFC 3339 and ISO 8601
-// variants, RFC 1123, and the common written forms.
-func parseDate(v string) (time.Time, bool) {
-	v = clean(v)
-	if v == "" {
-		return time.Time{}, false
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05Z0700", "2006-01-02T15:04Z07:00", "2006-01-02"} {
-		if t, err := time.Parse(layout, v); err == nil {
-			return t, true
-		}
-	}
-	t, err := dateparse.ParseIn(v, time.UTC)
-	if err != nil || t.Year() < 1900 || t.Year() > 2200 {
-		return time.Time{}, false
-	}
-	return t, true
 }
 
 // titleSuffix is the site's name a title ends with ("Story | Site",
@@ -454,15 +442,6 @@ func firstOf(v any) string {
 	return ""
 }
 
-// notURL drops a value that is a URL (article:author often is a
-// profile link, not a name).
-func (x *extraction) notURL(v string) string {
-	if strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
-		return ""
-	}
-	return v
-}
-
 // linkHref returns the href of the first <link> whose rel has rel.
 func (x *extraction) linkHref(rel string) string {
 	return x.attr("link[rel~="+rel+" i][href]", "href")
@@ -471,21 +450,6 @@ func (x *extraction) linkHref(rel string) string {
 // attr returns the attribute of the first element selector matches.
 func (x *extraction) attr(selector, name string) string {
 	return x.d.Doc.Find(selector).First().AttrOr(name, "")
-}
-
-// text returns the cleaned text of the first element selector matches
-// that has some (short, as names are).
-func (x *extraction) text(selector string) string {
-	var out string
-	x.d.Doc.Find(selector).EachWithBreak(func(_ int, s *goquery.Selection) bool {
-		t := clean(s.Text())
-		if t != "" && len(t) < 100 {
-			out = strings.TrimPrefix(strings.TrimPrefix(t, "By "), "by ")
-			return false
-		}
-		return true
-	})
-	return out
 }
 
 // icons lists link rel=icon, shortcut icon, apple-touch-icon(-precomposed)
