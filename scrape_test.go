@@ -156,6 +156,51 @@ func TestMetaScrapeWithoutBrowser(t *testing.T) {
 	}
 }
 
+// A page that names no logo nor icon has the site's /favicon.ico as its
+// logo, as metascraper-logo-favicon finds it; a "not found" page served
+// in its place is no icon.
+func TestMetaScrapeDefaultIcon(t *testing.T) {
+	page := `<html><head><title>Plain page</title></head><body><p>Nothing else.</p></body></html>`
+	serve := func(icon func(w http.ResponseWriter)) *httptest.Server {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/favicon.ico":
+				icon(w)
+			case "/favicon.png":
+				http.NotFound(w, r)
+			default:
+				fmt.Fprint(w, page)
+			}
+		}))
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	real := serve(func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "image/x-icon")
+		w.Write([]byte("\x00\x00\x01\x00\x01\x00\x10\x10"))
+	})
+	soft404 := serve(func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "image/x-icon")
+		fmt.Fprint(w, "<html><body>Not found</body></html>")
+	})
+	c := loopbackClient(t)
+	ctx := context.Background()
+	res, err := c.MetaScrape(ctx, real.URL+"/post", sitediag.MetaScrapeOptions{RenderJS: sitediag.Off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := res.Metadata; m.Logo != real.URL+"/favicon.ico" || len(m.Icons) != 1 || m.Icons[0].Source != "default" {
+		t.Errorf("logo %q, icons %+v; want %s/favicon.ico", m.Logo, m.Icons, real.URL)
+	}
+	res, err = c.MetaScrape(ctx, soft404.URL+"/post", sitediag.MetaScrapeOptions{RenderJS: sitediag.Off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Metadata.Logo != "" {
+		t.Errorf("logo %q from a page served as an icon", res.Metadata.Logo)
+	}
+}
+
 func TestWebScrapeWithoutBrowser(t *testing.T) {
 	site := corpusSite(t)
 	c := loopbackClient(t)

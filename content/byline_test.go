@@ -47,3 +47,37 @@ func TestAuthorAndDateFromText(t *testing.T) {
 		t.Errorf("a 150-character byline gave author %q", m.Author)
 	}
 }
+
+// The logo falls back to the icons as metascraper-logo-favicon ranks
+// them: square first, then width times the kind's weight.
+func TestLogoFromIcons(t *testing.T) {
+	for _, tc := range []struct{ name, head, want string }{
+		{"png beats a larger ico", `<link rel="icon" href="/favicon.ico" sizes="48x48"><link rel="icon" href="/icon-32.png" sizes="32x32">`,
+			"https://news.example/icon-32.png"},
+		{"size from the URL", `<link rel="icon" href="/favicon-16x16.png"><link rel="icon" href="/favicon-96x96.png">`,
+			"https://news.example/favicon-96x96.png"},
+		{"square before wide", `<link rel="icon" href="/wide.png" sizes="300x100"><link rel="apple-touch-icon" href="/touch.png" sizes="180x180">`,
+			"https://news.example/touch.png"},
+		{"tile image", `<meta name="msapplication-TileColor" content="#da532c"><meta name="msapplication-TileImage" content="/mstile-144x144.png">`,
+			"https://news.example/mstile-144x144.png"},
+		{"JSON-LD logo first", `<link rel="icon" href="/icon.png"><script type="application/ld+json">{"@type":"Organization","logo":"/brand.svg"}</script>`,
+			"https://news.example/brand.svg"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u, _ := url.Parse("https://news.example/story")
+			d, _ := content.Parse([]byte("<html><head>"+tc.head+"</head><body></body></html>"), "text/html", u)
+			m := content.ExtractMetadata(d)
+			if m.Logo != tc.want {
+				t.Errorf("logo %q, want %q", m.Logo, tc.want)
+			}
+		})
+	}
+	// Icons added later (a manifest's) take part in the choice.
+	u, _ := url.Parse("https://news.example/story")
+	d, _ := content.Parse([]byte(`<html><head><link rel="icon" href="/favicon.ico"></head></html>`), "text/html", u)
+	m := content.ExtractMetadata(d)
+	m.AddIcons(content.Icon{URL: "https://news.example/android-192.png", Sizes: "192x192", Source: "manifest"})
+	if m.Logo != "https://news.example/android-192.png" {
+		t.Errorf("after the manifest: logo %q", m.Logo)
+	}
+}

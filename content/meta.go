@@ -40,9 +40,14 @@ type Metadata struct {
 	// twitter:app, the text or image alt of the site's logo, then the
 	// last part of a <title> such as "Story | Site".
 	Publisher string `json:"publisher"`
-	// Logo: og:logo, itemprop logo, JSON-LD logo or publisher.logo, then
-	// the largest touch icon or icon.
+	// Logo: og:logo, itemprop logo, JSON-LD logo, publisher.logo or
+	// brand.logo, then the best icon as metascraper-logo-favicon ranks
+	// them (see bestIcon), then (when the caller probes for it) the
+	// site's /favicon.ico or /favicon.png.
 	Logo string `json:"logo"`
+	// logoFromIcons says Logo was chosen among Icons (so AddIcons
+	// chooses again).
+	logoFromIcons bool
 	// URL: og:url, twitter:url, link canonical, the x-default
 	// alternate, al:web:url, the final URL.
 	URL string `json:"url"`
@@ -58,8 +63,9 @@ type Metadata struct {
 	ThemeColor string `json:"themeColor"`
 	// Keywords are meta keywords, split on commas.
 	Keywords []string `json:"keywords"`
-	// Icons are the page's icons (favicon, apple-touch-icon, mask-icon)
-	// and, when the caller adds them, its manifest's.
+	// Icons are the page's icons (favicon, apple-touch-icon, mask-icon,
+	// msapplication tile images) and, when the caller adds them, its
+	// manifest's and its /favicon.ico.
 	Icons []Icon `json:"icons"`
 	// Manifest is link rel=manifest.
 	Manifest string `json:"manifest"`
@@ -78,7 +84,8 @@ type Icon struct {
 	Rel   string `json:"rel"`
 	Sizes string `json:"sizes,omitempty"`
 	Type  string `json:"type,omitempty"`
-	// Source is "html" or "manifest".
+	// Source is "html", "manifest", or "default" (/favicon.ico or
+	// /favicon.png, found by requesting it).
 	Source string `json:"source"`
 }
 
@@ -164,7 +171,10 @@ func ExtractMetadata(d *Document) *Metadata {
 		x.text("#logo, .logo"), x.text("a[class*=brand i]"), x.attr("[class*=logo i] img[alt]", "alt"),
 		titleSuffix(x.sources.Document.Title))
 	m.Logo = firstURL(d, x.og("logo"), x.itemprop("logo"), x.attr("img[itemprop=logo]", "src"), x.ldURL("logo"),
-		x.ldURL("publisher.logo"), largestIcon(m.Icons))
+		x.ldURL("publisher.logo"), x.ldURL("brand.logo"))
+	if m.Logo == "" {
+		m.Logo, m.logoFromIcons = bestIcon(m.Icons), true
+	}
 	m.URL = firstURL(d, x.og("url"), x.twitter("url"), x.linkHref("canonical"),
 		x.attr(`link[rel~=alternate i][hreflang=x-default i]`, "href"), x.property("al:web:url"), d.URL.String())
 	m.Lang = first(x.sources.Document.Lang, x.httpEquiv("content-language"), strings.ReplaceAll(x.og("locale"), "_", "-"),
@@ -230,51 +240,6 @@ func titleSuffix(title string) string {
 		return ""
 	}
 	return suffix
-}
-
-// largestIcon is the URL of the largest touch icon, else the largest
-// icon.
-func largestIcon(icons []Icon) string {
-	best, bestSize := "", -1
-	for _, rank := range []func(Icon) bool{
-		func(i Icon) bool { return strings.Contains(i.Rel, "apple-touch-icon") },
-		func(i Icon) bool { return true },
-	} {
-		for _, i := range icons {
-			if !rank(i) {
-				continue
-			}
-			if s := iconSize(i.Sizes); s > bestSize {
-				best, bestSize = i.URL, s
-			}
-		}
-		if best != "" {
-			return best
-		}
-	}
-	return ""
-}
-
-// iconSize is the width of the largest size in a sizes attribute
-// ("32x32 64x64"); "any" counts as largest; unknown is 0.
-func iconSize(sizes string) int {
-	n := 0
-	for _, s := range strings.Fields(strings.ToLower(sizes)) {
-		if s == "any" {
-			return 1 << 20
-		}
-		w, _, _ := strings.Cut(s, "x")
-		v := 0
-		for _, c := range w {
-			if c < '0' || c > '9' {
-				v = 0
-				break
-			}
-			v = v*10 + int(c-'0')
-		}
-		n = max(n, v)
-	}
-	return n
 }
 
 func isFeedType(t string) bool {
@@ -453,7 +418,7 @@ func (x *extraction) attr(selector, name string) string {
 }
 
 // icons lists link rel=icon, shortcut icon, apple-touch-icon(-precomposed)
-// and mask-icon, in document order.
+// and mask-icon, in document order, then the msapplication tile images.
 func (x *extraction) icons() []Icon {
 	icons := []Icon{}
 	x.d.Doc.Find("link[rel][href]").Each(func(_ int, l *goquery.Selection) {
@@ -467,7 +432,7 @@ func (x *extraction) icons() []Icon {
 			icons = append(icons, Icon{URL: u, Rel: rel, Sizes: l.AttrOr("sizes", ""), Type: l.AttrOr("type", ""), Source: "html"})
 		}
 	})
-	return icons
+	return append(icons, x.tileIcons()...)
 }
 
 // alternates lists link rel=alternate whose type matches.
