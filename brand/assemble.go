@@ -405,10 +405,6 @@ func colorScheme(light, dark *Styles) string {
 	return "light"
 }
 
-var genericFamilies = []string{"serif", "sans-serif", "monospace", "cursive", "fantasy", "system-ui", "ui-sans-serif",
-	"ui-serif", "ui-monospace", "-apple-system", "blinkmacsystemfont", "segoe ui", "roboto", "helvetica neue", "arial",
-	"helvetica", "times new roman", "georgia", "courier new", "dejavu sans", "liberation sans"}
-
 // fonts lists the first family of the headings, the body text and the
 // buttons, with where each comes from. A family the browser would use
 // for that element anyway (Times New Roman for text, the buttons'
