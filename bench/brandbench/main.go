@@ -27,11 +27,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/bench/internal/benchstat"
 	"github.com/sitediag/sitediag/brand"
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/dns"
@@ -146,7 +146,7 @@ func main() {
 		}
 	}
 	fmt.Printf("\nmedian ms: sitediag cold %.0f, cached %.2f, dembrandt %.0f; cold ratio sitediag/dembrandt %.2f\n",
-		median(cold), median(cached), median(peer), median(cold)/median(peer))
+		benchstat.Median(cold), benchstat.Median(cached), benchstat.Median(peer), benchstat.Median(cold)/benchstat.Median(peer))
 	n := len(cold)
 	fmt.Printf("agreement with dembrandt on %d sites: primary %d, heading font %d, body font %d\n", n, agree.primary, agree.heading, agree.body)
 	fmt.Printf("browser defaults sitediag reported: %d %v\n", len(defaults), defaults)
@@ -272,16 +272,4 @@ func dembrandt(out []byte, err error) demResult {
 		}
 	}
 	return r
-}
-
-func median(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	if len(s) == 0 {
-		return 0
-	}
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

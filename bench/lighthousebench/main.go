@@ -23,11 +23,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/bench/internal/benchstat"
 	"github.com/sitediag/sitediag/browser"
 )
 
@@ -82,12 +82,12 @@ func main() {
 			cliScores, lh = scores(out)
 			theirLH = append(theirLH, lh)
 		}
-		allOurs, allTheirs = append(allOurs, median(ours)), append(allTheirs, median(theirs))
+		allOurs, allTheirs = append(allOurs, benchstat.Median(ours)), append(allTheirs, benchstat.Median(theirs))
 		fmt.Printf("%s: %d runs each, desktop preset (runs alternate)\n", page, *runs)
 		fmt.Printf("  %-22s %10s %14s\n", "", "median ms", "Lighthouse ms")
-		fmt.Printf("  %-22s %10.0f %14.0f\n", "sitediag /lighthouse", median(ours), median(ourLH))
-		fmt.Printf("  %-22s %10.0f %14.0f\n", "lighthouse CLI", median(theirs), median(theirLH))
-		fmt.Printf("  ratio sitediag/CLI: %.2f\n", median(ours)/median(theirs))
+		fmt.Printf("  %-22s %10.0f %14.0f\n", "sitediag /lighthouse", benchstat.Median(ours), benchstat.Median(ourLH))
+		fmt.Printf("  %-22s %10.0f %14.0f\n", "lighthouse CLI", benchstat.Median(theirs), benchstat.Median(theirLH))
+		fmt.Printf("  ratio sitediag/CLI: %.2f\n", benchstat.Median(ours)/benchstat.Median(theirs))
 		fmt.Printf("  %-16s %9s %9s\n", "category", "sitediag", "CLI")
 		for _, cat := range []string{"performance", "accessibility", "best-practices", "seo"} {
 			fmt.Printf("  %-16s %9d %9d\n", cat, ourScores[cat], cliScores[cat])
@@ -142,13 +142,4 @@ func scores(report []byte) (map[string]int, float64) {
 		}
 	}
 	return out, lhr.Timing.Total
-}
-
-func median(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/bench/internal/benchstat"
 )
 
 // page is one page of the corpus, served by a server of its own.
@@ -107,7 +108,7 @@ func main() {
 	fmt.Printf("author agreement %d/%d (%.0f %%)\n", s.author, len(pages), 100*float64(s.author)/n)
 	fmt.Printf("logo: metascraper finds one on %d pages, sitediag on %d; sitediag finds one wherever metascraper does on %d/%d, the same URL on %d\n",
 		s.theirLogos, s.ourLogos, s.logoCovered, len(pages), s.sameLogo)
-	fmt.Printf("median ms per page: sitediag %.1f, metascraper %.1f (its fetch included)\n", median(ours), median(theirs))
+	fmt.Printf("median ms per page: sitediag %.1f, metascraper %.1f (its fetch included)\n", benchstat.Median(ours), benchstat.Median(theirs))
 }
 
 type score struct{ date, author, logoCovered, sameLogo, theirLogos, ourLogos int }
@@ -201,16 +202,4 @@ func runPeers(script string, pages []page) map[string]peer {
 		peers[p.URL] = p
 	}
 	return peers
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
