@@ -101,7 +101,10 @@ func (r *Runner) Audit(ctx context.Context, target string, opts Options) (*Repor
 		r.discard(w)
 		return nil, fmt.Errorf("%w: Chromium did not start: %w", ErrUnavailable, err)
 	}
-	defer func() { go chrome.Close() }() // its shutdown is nobody's wait
+	defer func() {
+		go chrome.Close() // its shutdown is nobody's wait
+		w.prelaunch()
+	}()
 	control, err := url.Parse(chrome.ControlURL)
 	if err != nil {
 		return nil, err

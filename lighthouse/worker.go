@@ -25,7 +25,8 @@ const maxReply = 64 << 20
 // changes what the next audit sees (a favicon that failed to load is not
 // requested again, so its console error, and the best-practices score,
 // would differ from the first audit's). The next audit's Chromium is
-// launched while nothing waits for it, right after the previous audit.
+// launched while nothing waits for it, right after the previous audit
+// (see prelaunch).
 type worker struct {
 	deny    browser.Proxy
 	chrome  string // the binary
@@ -110,13 +111,20 @@ func startWorker(ctx context.Context, network browser.Network, node, chrome, dir
 	return w, nil
 }
 
-// prelaunch starts launching the next audit's Chromium (its browser-wide
-// proxy refuses everything; each audit's context has its own).
+// prelaunch starts launching the next audit's Chromium, when nothing
+// waits: with the worker, and after each audit (so that the launch does
+// not take CPU from an audit under way).
 func (w *worker) prelaunch() {
-	l := &launch{done: make(chan struct{})}
+	l := w.launch()
 	w.mu.Lock()
 	w.next = l
 	w.mu.Unlock()
+}
+
+// launch starts a Chromium (its browser-wide proxy refuses everything;
+// each audit's context has its own).
+func (w *worker) launch() *launch {
+	l := &launch{done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
 		l.proc, l.err = browser.Launch(w.ctx, browser.LaunchOptions{Path: w.chrome, ProxyURL: w.deny.URL()})
@@ -125,17 +133,22 @@ func (w *worker) prelaunch() {
 			l.proc, l.err = nil, w.ctx.Err()
 		}
 	}()
+	return l
 }
 
-// browser takes the Chromium prelaunched for this audit, waiting for it
-// within ctx, and starts launching the next one. A launch that failed is
-// tried once more. The caller closes the Chromium after the audit.
+// browser takes the Chromium prelaunched for this audit (or launches
+// one), waiting for it within ctx; a launch that failed is tried once
+// more. The caller closes the Chromium after the audit and then calls
+// prelaunch.
 func (w *worker) browser(ctx context.Context) (*browser.Process, error) {
+	w.mu.Lock()
+	l := w.next
+	w.next = nil
+	w.mu.Unlock()
 	for attempt := 0; ; attempt++ {
-		w.mu.Lock()
-		l := w.next
-		w.mu.Unlock()
-		w.prelaunch()
+		if l == nil {
+			l = w.launch()
+		}
 		select {
 		case <-l.done:
 		case <-ctx.Done():
@@ -150,6 +163,7 @@ func (w *worker) browser(ctx context.Context) (*browser.Process, error) {
 		if l.err == nil || attempt == 1 {
 			return l.proc, l.err
 		}
+		l = nil
 	}
 }
 
