@@ -116,21 +116,6 @@ func spacedText(s *goquery.Selection) string {
 	return clean(b.String())
 }
 
-// text returns the condensed text of the first element selector
-// matches that has some, when it is short (as titles and names are).
-func (x *extraction) text(selector string) string {
-	var out string
-	x.d.Doc.Find(selector).EachWithBreak(func(_ int, s *goquery.Selection) bool {
-		t := clean(s.Text())
-		if t != "" && len(t) < 100 {
-			out = t
-			return false
-		}
-		return true
-	})
-	return out
-}
-
 // bylineAuthor is the text of the first byline element that has any,
 // unless that text is only a date (metascraper's last author rule).
 func (x *extraction) bylineAuthor() string {

@@ -417,6 +417,21 @@ func (x *extraction) attr(selector, name string) string {
 	return x.d.Doc.Find(selector).First().AttrOr(name, "")
 }
 
+// text returns the condensed text of the first element selector
+// matches that has some, when it is short (as titles and names are).
+func (x *extraction) text(selector string) string {
+	var out string
+	x.d.Doc.Find(selector).EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		t := clean(s.Text())
+		if t != "" && len(t) < 100 {
+			out = t
+			return false
+		}
+		return true
+	})
+	return out
+}
+
 // icons lists link rel=icon, shortcut icon, apple-touch-icon(-precomposed)
 // and mask-icon, in document order, then the msapplication tile images.
 func (x *extraction) icons() []Icon {
