@@ -42,7 +42,8 @@ func startBrandSites(t *testing.T) (*brandSites, *dnstest.Server) {
 	t.Cleanup(srv.Close)
 	s.port = port(srv.URL)
 	for _, site := range []string{"light-saas", "dark-site", "both-schemes", "inline-svg-logo", "css-background-logo",
-		"self-hosted-fonts", "jsonld-localbusiness", "empty-page", "adult-rated", "shop", "title-tagline", "blog", "blocked-subresources"} {
+		"self-hosted-fonts", "jsonld-localbusiness", "empty-page", "adult-rated", "shop", "title-tagline", "blog", "blocked-subresources",
+		"ua-defaults", "article-font"} {
 		dns.Add(t, site+".test. 60 IN A 127.0.0.1")
 	}
 	return s, dns
@@ -101,7 +102,8 @@ func TestBrandSites(t *testing.T) {
 		Components: brand.Components{
 			ButtonPrimary:   &brand.ComponentStyle{Background: "#0f766e", TextColor: "#ffffff", BorderRadius: "8px"},
 			ButtonSecondary: &brand.ComponentStyle{TextColor: "#0f766e", BorderColor: "#0f766e", BorderRadius: "8px"},
-			Input:           &brand.ComponentStyle{Background: "#ffffff", TextColor: "#1f2937", BorderColor: "#d1d5db", BorderRadius: "8px"},
+			// The input's white is the browser's default for an input.
+			Input: &brand.ComponentStyle{TextColor: "#1f2937", BorderColor: "#d1d5db", BorderRadius: "8px"},
 		},
 		Spacing:        brand.Spacing{BaseUnit: 8, BorderRadius: "8px"},
 		SocialProfiles: []brand.Social{{Name: "twitter", URL: "https://twitter.com/ledgerly"}, {Name: "linkedin", URL: "https://www.linkedin.com/company/ledgerly"}, {Name: "github", URL: "https://github.com/ledgerly"}},
@@ -142,8 +144,8 @@ func TestBrandSites(t *testing.T) {
 		!cmp.Equal(r.SocialProfiles, []brand.Social{{Name: "instagram", URL: "https://www.instagram.com/fernwaytravel"}}) {
 		t.Errorf("inline-svg-logo: logos %+v, social %+v (a share link is not a profile)", r.Logos, r.SocialProfiles)
 	}
-	// Its links keep the browser's blue: that is their colour, not the brand's primary.
-	if r.Colors.Link != "#0000ee" || r.Colors.Primary != "" {
+	// Its links keep the browser's blue: the browser's, not the brand's.
+	if r.Colors.Link != "" || r.Colors.Primary != "" {
 		t.Errorf("inline-svg-logo: link %q, primary %q", r.Colors.Link, r.Colors.Primary)
 	}
 	r = get("css-background-logo", "")
@@ -164,7 +166,7 @@ func TestBrandSites(t *testing.T) {
 	// An empty page gives an empty record: nothing is invented.
 	r = get("empty-page", "")
 	if r.Name != "" || r.Favicon != "" || len(r.Logos) != 0 || r.Tagline != "" || r.BannerURL != "" || len(r.SocialProfiles) != 0 ||
-		r.Links != (brand.Links{}) || r.Colors.Primary != "" || len(r.Fonts) == 0 {
+		r.Links != (brand.Links{}) || r.Colors.Primary != "" || len(r.Fonts) != 0 {
 		t.Errorf("empty-page: %+v", r)
 	}
 	if r = get("adult-rated", ""); !r.IsNSFW {
@@ -182,6 +184,21 @@ func TestBrandSites(t *testing.T) {
 	if r = get("title-tagline", "enriched"); r.Name != "Acme" || r.Tagline != "Rockets for hobbyists and schools" ||
 		!cmp.Equal(r.Company.TargetAudienceSegments, []string{"hobbyists", "schools"}) {
 		t.Errorf("title-tagline: %q %q %+v", r.Name, r.Tagline, r.Company)
+	}
+	// The browser's defaults are not the brand: an unstyled button's grey,
+	// the links' #0000ee, Times New Roman for text, the buttons' font.
+	r = get("ua-defaults", "")
+	if r.Colors.Primary != "" || r.Colors.Secondary != "" || r.Colors.Link != "" || len(r.Fonts) != 0 ||
+		r.Components.ButtonPrimary != nil || r.Components.ButtonSecondary != nil || r.Components.Input != nil {
+		t.Errorf("ua-defaults: colours %+v, fonts %+v, components %+v %+v %+v", r.Colors, r.Fonts,
+			r.Components.ButtonPrimary, r.Components.ButtonSecondary, r.Components.Input)
+	}
+	// The body font is the article's, which sets most of the text, not
+	// body's own (the masthead's).
+	r = get("article-font", "")
+	if !cmp.Equal(r.Fonts, []brand.Font{{Family: "Coast Serif", Usage: "heading", Source: "custom"}, {Family: "Coast Sans", Usage: "body", Source: "custom"}}) ||
+		r.FontSizes.Body != "18px" || r.Colors.Primary != "#bb1919" || r.Colors.Link != "#bb1919" {
+		t.Errorf("article-font: fonts %+v, sizes %+v, colours %+v", r.Fonts, r.FontSizes, r.Colors)
 	}
 	if r = get("blog", ""); len(r.SocialProfiles) != 2 || r.SocialProfiles[0].Name != "bluesky" || r.Fonts[0].Family != "Source Serif Pro" {
 		t.Errorf("blog: %+v %+v", r.SocialProfiles, r.Fonts)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/net/publicsuffix"
+
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/content"
 	"github.com/sitediag/sitediag/internal/guard"
@@ -137,15 +139,50 @@ func (c *Client) manifest(ctx context.Context, p *page, manifest string) *conten
 	if manifest == "" || err != nil {
 		return nil
 	}
+	page := c.fetchAsset(ctx, p, u, content.MaxManifestBytes)
+	if page == nil {
+		return nil
+	}
+	return content.ParseManifest(page.Body, page.URL)
+}
+
+// maxIconBytes is how much of a /favicon.ico is read to check it.
+const maxIconBytes = 64 << 10
+
+// defaultIcon looks for the site's icon where browsers look when a page
+// names none, as metascraper-logo-favicon does: /favicon.ico, then
+// /favicon.png, at the page's origin, then at its registrable domain's
+// (www.example.com's example.com). Nil when there is none.
+func (c *Client) defaultIcon(ctx context.Context, p *page, pageURL *url.URL) *content.Icon {
+	hosts := []string{pageURL.Host}
+	if domain, err := publicsuffix.EffectiveTLDPlusOne(pageURL.Hostname()); err == nil && domain != pageURL.Hostname() {
+		hosts = append(hosts, domain)
+	}
+	for _, host := range hosts {
+		for _, d := range content.DefaultIconPaths {
+			u := &url.URL{Scheme: pageURL.Scheme, Host: host, Path: d.Path}
+			page := c.fetchAsset(ctx, p, u, maxIconBytes)
+			if page != nil && content.IsIcon(page.Header.Get("Content-Type"), page.Body, d.Types) {
+				return &content.Icon{URL: page.URL.String(), Rel: "icon", Source: "default"}
+			}
+		}
+	}
+	return nil
+}
+
+// fetchAsset GETs one of the page's assets through the guard, within
+// 5 s, redirects followed, reading at most maxBytes; nil when it cannot
+// be had or its status is not 2xx.
+func (c *Client) fetchAsset(ctx context.Context, p *page, u *url.URL, maxBytes int64) *httpprobe.Page {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	client := c.guard.NewHTTPClient(guard.HTTPOptions{Proxy: p.job.Upstream})
 	defer client.CloseIdleConnections()
-	page, err := httpprobe.FetchPage(ctx, client, u, true, content.MaxManifestBytes)
-	if err != nil {
+	page, err := httpprobe.FetchPage(ctx, client, u, true, maxBytes)
+	if err != nil || len(page.Hops) == 0 || page.Hops[len(page.Hops)-1].Status/100 != 2 {
 		return nil
 	}
-	return content.ParseManifest(page.Body, page.URL)
+	return page
 }
 
 // MetaScrapeOptions are the options of MetaScrape and the API's body of
@@ -177,7 +214,8 @@ type MetaScrapeResult struct {
 
 // MetaScrape reads the metadata of the page at rawURL: meta tags, Open
 // Graph (arrays kept), Twitter Card, JSON-LD (@graph flattened), icons
-// (the manifest's included), feeds and oEmbed links, with the headline
+// (the manifest's included, and the site's /favicon.ico or /favicon.png
+// when the page gives no logo), feeds and oEmbed links, with the headline
 // fields chosen by content.Metadata's documented priority. Errors:
 // CodeInvalidURL, CodeInvalidParameters, CodeProxyCountryUnsupported,
 // CodeTargetNotAllowed, CodeUnableToConnect, CodeNoMetadata (the page
@@ -203,10 +241,15 @@ func (c *Client) MetaScrape(ctx context.Context, rawURL string, opts MetaScrapeO
 	res.PageVisit = d.visit
 	res.Metadata = content.ExtractMetadata(d.doc)
 	if m := c.manifest(ctx, p, res.Metadata.Manifest); m != nil {
-		res.Metadata.Icons = append(res.Metadata.Icons, m.Icons...)
+		res.Metadata.AddIcons(m.Icons...)
 	}
 	if res.Metadata.Empty() {
 		return nil, NewError(CodeNoMetadata, nil, "the page has no title, meta tags, Open Graph, Twitter Card, JSON-LD or icons")
+	}
+	if res.Metadata.Logo == "" {
+		if icon := c.defaultIcon(ctx, p, d.doc.URL); icon != nil {
+			res.Metadata.AddIcons(*icon)
+		}
 	}
 	if opts.Format == "markdown" {
 		res.Markdown = res.Metadata.Markdown()

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -38,6 +39,12 @@ func corpusSite(t *testing.T) *httptest.Server {
 			return
 		case "/moved":
 			http.Redirect(w, r, "/news-article.html", http.StatusFound)
+			return
+		case "/to-tls-error":
+			// The script sends the page to https on this plain http port:
+			// the handshake fails and Chromium shows its error page.
+			fmt.Fprint(w, `<html><head><title>Leaving</title></head><body><p>Taking you to the secure site.</p>
+				<script>location.href = "https://" + location.host + "/"</script></body></html>`)
 			return
 		case "/late":
 			fmt.Fprint(w, `<html><body><div id="app"></div><script>setTimeout(() => {
@@ -149,6 +156,51 @@ func TestMetaScrapeWithoutBrowser(t *testing.T) {
 	}
 }
 
+// A page that names no logo nor icon has the site's /favicon.ico as its
+// logo, as metascraper-logo-favicon finds it; a "not found" page served
+// in its place is no icon.
+func TestMetaScrapeDefaultIcon(t *testing.T) {
+	page := `<html><head><title>Plain page</title></head><body><p>Nothing else.</p></body></html>`
+	serve := func(icon func(w http.ResponseWriter)) *httptest.Server {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/favicon.ico":
+				icon(w)
+			case "/favicon.png":
+				http.NotFound(w, r)
+			default:
+				fmt.Fprint(w, page)
+			}
+		}))
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	real := serve(func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "image/x-icon")
+		w.Write([]byte("\x00\x00\x01\x00\x01\x00\x10\x10"))
+	})
+	soft404 := serve(func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "image/x-icon")
+		fmt.Fprint(w, "<html><body>Not found</body></html>")
+	})
+	c := loopbackClient(t)
+	ctx := context.Background()
+	res, err := c.MetaScrape(ctx, real.URL+"/post", sitediag.MetaScrapeOptions{RenderJS: sitediag.Off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := res.Metadata; m.Logo != real.URL+"/favicon.ico" || len(m.Icons) != 1 || m.Icons[0].Source != "default" {
+		t.Errorf("logo %q, icons %+v; want %s/favicon.ico", m.Logo, m.Icons, real.URL)
+	}
+	res, err = c.MetaScrape(ctx, soft404.URL+"/post", sitediag.MetaScrapeOptions{RenderJS: sitediag.Off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Metadata.Logo != "" {
+		t.Errorf("logo %q from a page served as an icon", res.Metadata.Logo)
+	}
+}
+
 func TestWebScrapeWithoutBrowser(t *testing.T) {
 	site := corpusSite(t)
 	c := loopbackClient(t)
@@ -244,6 +296,56 @@ func TestContentRendered(t *testing.T) {
 	}
 	_, err = c.WebScrape(ctx, site.URL+"/late", sitediag.WebScrapeOptions{WaitFor: "p[["})
 	wantCode(t, err, sitediag.CodeInvalidParameters)
+}
+
+// A page whose script navigates to a URL that fails ends on Chromium's
+// error page: that is no content of the site's but a failure to connect.
+func TestContentErrorPage(t *testing.T) {
+	needChromium(t)
+	site := corpusSite(t)
+	c := loopbackClient(t)
+	ctx := context.Background()
+	_, err := c.MetaScrape(ctx, site.URL+"/to-tls-error", sitediag.MetaScrapeOptions{})
+	wantCode(t, err, sitediag.CodeUnableToConnect)
+	if err != nil && !strings.Contains(err.Error(), "TLS handshake failed") {
+		t.Errorf("MetaScrape: %v, want the TLS failure named", err)
+	}
+	_, err = c.WebScrape(ctx, site.URL+"/to-tls-error", sitediag.WebScrapeOptions{Format: sitediag.ScrapeFormats{"text"}})
+	wantCode(t, err, sitediag.CodeUnableToConnect)
+}
+
+// Without a browser, each page of testdata/charset (served with no
+// charset in the header) reads as Chromium reads it.
+func TestCharsetAsChromium(t *testing.T) {
+	needChromium(t)
+	files := http.FileServer(http.Dir("testdata/charset"))
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		files.ServeHTTP(w, r)
+	}))
+	defer site.Close()
+	c := loopbackClient(t)
+	ctx := context.Background()
+	pages, _ := filepath.Glob("testdata/charset/*.html")
+	if len(pages) == 0 {
+		t.Fatal("no pages in testdata/charset")
+	}
+	for _, p := range pages {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			u := site.URL + "/" + filepath.Base(p)
+			static, err := c.MetaScrape(ctx, u, sitediag.MetaScrapeOptions{RenderJS: sitediag.Off})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rendered, err := c.MetaScrape(ctx, u, sitediag.MetaScrapeOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if static.Metadata.Title != rendered.Metadata.Title {
+				t.Errorf("without a browser %q (%s), Chromium %q", static.Metadata.Title, static.Metadata.Charset, rendered.Metadata.Title)
+			}
+		})
+	}
 }
 
 func TestMixedContent(t *testing.T) {

@@ -2,7 +2,8 @@
 # Lighthouse: sitediag's /lighthouse (a warm Node worker and Chromium,
 # through the filtering proxy) beside the plain lighthouse CLI (a cold
 # Node and Chromium per run, the same pinned package), on the same local
-# page, 5 runs each: medians, ratio, and both runs' category scores.
+# pages, 3 runs each: medians, ratio, both runs' category scores and
+# Lighthouse's own time.
 #
 #   bench/lighthouse.sh [runs]
 set -euo pipefail
@@ -10,4 +11,4 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 ./scripts/setup.sh
-go run ./bench/lighthousebench -n "${1:-5}"
+go run ./bench/lighthousebench -n "${1:-3}"

@@ -342,15 +342,20 @@ func themeOfInk(fill string) string {
 }
 
 // colors reads the palette and the roles.
+// A colour equal to the browser's default for its element (an unstyled
+// button's grey, a link's #0000ee) is not a brand colour.
 func colors(s *Styles) Colors {
-	c := Colors{Background: s.PageBackground, Text: s.Text, Link: s.Link, Palette: []Swatch{}}
-	if s.ButtonPrimary != nil {
-		c.Primary = s.ButtonPrimary.Background
+	c := Colors{Background: s.PageBackground, Text: s.Text, Palette: []Swatch{}}
+	if s.Link != s.BrowserLink {
+		c.Link = s.Link // the site's own link colour, not the browser's
 	}
-	if c.Primary == "" && s.Link != s.BrowserLink {
-		c.Primary = s.Link // the site's own link colour, not the browser's
+	if b := component(s.ButtonPrimary); b != nil {
+		c.Primary = b.Background
 	}
-	if b := s.ButtonSecondary; b != nil {
+	if c.Primary == "" {
+		c.Primary = c.Link
+	}
+	if b := component(s.ButtonSecondary); b != nil {
 		c.Secondary = first(b.Background, b.BorderColor, b.TextColor)
 	}
 	total := 0.0
@@ -400,17 +405,15 @@ func colorScheme(light, dark *Styles) string {
 	return "light"
 }
 
-var genericFamilies = []string{"serif", "sans-serif", "monospace", "cursive", "fantasy", "system-ui", "ui-sans-serif",
-	"ui-serif", "ui-monospace", "-apple-system", "blinkmacsystemfont", "segoe ui", "roboto", "helvetica neue", "arial",
-	"helvetica", "times new roman", "georgia", "courier new", "dejavu sans", "liberation sans"}
-
-// fonts lists the first family of the headings, the body and the
-// buttons, with where each comes from.
+// fonts lists the first family of the headings, the body text and the
+// buttons, with where each comes from. A family the browser would use
+// for that element anyway (Times New Roman for text, the buttons'
+// system font) is not the site's, and is left out.
 func fonts(s *Styles) []Font {
 	out := []Font{}
 	seen := map[string]bool{}
 	for _, f := range []struct{ usage, stack string }{
-		{"heading", probeFont(s.H1)}, {"body", s.BodyFont.Family}, {"ui", probeFont(s.ButtonPrimary)},
+		{"heading", probeFont(s.H1)}, {"body", authorFont(s.BodyFont.Family, s.BodyFont.UAFamily)}, {"ui", probeFont(s.ButtonPrimary)},
 	} {
 		family := firstFamily(f.stack)
 		if family == "" || seen[family+f.usage] {
@@ -422,11 +425,21 @@ func fonts(s *Styles) []Font {
 	return out
 }
 
+// probeFont is p's font family unless it is the browser's default for
+// p's tag.
 func probeFont(p *probe) string {
 	if p == nil {
 		return ""
 	}
-	return p.FontFamily
+	return authorFont(p.FontFamily, p.UA.FontFamily)
+}
+
+// authorFont is family unless it is ua, the browser's default.
+func authorFont(family, ua string) string {
+	if family == ua {
+		return ""
+	}
+	return family
 }
 
 func firstFamily(stack string) string {
@@ -471,11 +484,27 @@ func size(p *probe) string {
 	return p.FontSize
 }
 
+// component is p's look without the values that are the browser's
+// defaults for p's tag; nil when nothing is left (an unstyled control).
 func component(p *probe) *ComponentStyle {
 	if p == nil {
 		return nil
 	}
-	c := p.ComponentStyle
+	c, ua := p.ComponentStyle, p.UA.ComponentStyle
+	for _, f := range []struct {
+		v  *string
+		ua string
+	}{
+		{&c.Background, ua.Background}, {&c.TextColor, ua.TextColor}, {&c.BorderColor, ua.BorderColor},
+		{&c.BorderRadius, ua.BorderRadius}, {&c.Shadow, ua.Shadow},
+	} {
+		if *f.v == f.ua {
+			*f.v = ""
+		}
+	}
+	if c == (ComponentStyle{}) {
+		return nil
+	}
 	return &c
 }
 

@@ -183,31 +183,47 @@ type Styles struct {
 	Link           string `json:"link"`
 	// BrowserLink is the browser's own link colour, for a link no
 	// author style reaches.
-	BrowserLink     string                        `json:"browserLink"`
-	H1              *probe                        `json:"h1"`
-	H2              *probe                        `json:"h2"`
-	BodyFont        struct{ Family, Size string } `json:"bodyFont"`
-	ButtonPrimary   *probe                        `json:"buttonPrimary"`
-	ButtonSecondary *probe                        `json:"buttonSecondary"`
-	Input           *probe                        `json:"input"`
-	Paint           map[string]float64            `json:"paint"`
-	Logos           []logoCandidate               `json:"logos"`
-	Faces           []fontFace                    `json:"faces"`
-	FontLinks       []string                      `json:"fontLinks"`
-	Spacing         []float64                     `json:"spacing"`
-	Radii           []string                      `json:"radii"`
-	Hero            string                        `json:"hero"`
-	HeroText        string                        `json:"heroText"`
-	HeroSub         string                        `json:"heroSub"`
-	Scheme          string                        `json:"scheme"`
+	BrowserLink string `json:"browserLink"`
+	H1          *probe `json:"h1"`
+	H2          *probe `json:"h2"`
+	// BodyFont is the font that sets most of the visible text.
+	BodyFont        bodyFont           `json:"bodyFont"`
+	ButtonPrimary   *probe             `json:"buttonPrimary"`
+	ButtonSecondary *probe             `json:"buttonSecondary"`
+	Input           *probe             `json:"input"`
+	Paint           map[string]float64 `json:"paint"`
+	Logos           []logoCandidate    `json:"logos"`
+	Faces           []fontFace         `json:"faces"`
+	FontLinks       []string           `json:"fontLinks"`
+	Spacing         []float64          `json:"spacing"`
+	Radii           []string           `json:"radii"`
+	Hero            string             `json:"hero"`
+	HeroText        string             `json:"heroText"`
+	HeroSub         string             `json:"heroSub"`
+	Scheme          string             `json:"scheme"`
 }
 
+// probe is one element's computed style, with the browser's default
+// style for its tag (UA): a value equal to the default is not the site's.
 type probe struct {
 	ComponentStyle
 	FontFamily string `json:"fontFamily"`
 	FontSize   string `json:"fontSize"`
 	Tag        string `json:"tag"`
 	Text       string `json:"text"`
+	UA         struct {
+		ComponentStyle
+		FontFamily string `json:"fontFamily"`
+	} `json:"ua"`
+}
+
+// bodyFont is the family (a CSS font-family list) that sets most of the
+// page's visible text, its most used size, and the browser's default
+// family for the elements that carry most of that text.
+type bodyFont struct {
+	Family   string `json:"family"`
+	Size     string `json:"size"`
+	UAFamily string `json:"uaFamily"`
 }
 
 type logoCandidate struct {

@@ -27,6 +27,37 @@
     }
     return hex(getComputedStyle(document.documentElement).backgroundColor) || '#ffffff'
   }
+  // The user agent's own style for an element like el: the same tag
+  // (type, link and colour scheme kept) in a closed shadow root under a
+  // host reset with all: initial, where no author style reaches and
+  // nothing is inherited from the page. A value equal to it is the
+  // browser's default, not the site's brand.
+  const uaHost = document.createElement('div')
+  uaHost.style.setProperty('all', 'initial', 'important')
+  uaHost.style.setProperty('position', 'absolute', 'important')
+  uaHost.style.setProperty('visibility', 'hidden', 'important')
+  const uaRoot = uaHost.attachShadow({ mode: 'closed' })
+  document.documentElement.appendChild(uaHost)
+  const uaCache = {}
+  const uaStyle = (el) => {
+    const tag = el.tagName.toLowerCase(), type = el.getAttribute('type') || '', link = el.hasAttribute('href')
+    const scheme = getComputedStyle(el).colorScheme
+    const key = [tag, type, link, scheme].join(' ')
+    if (!uaCache[key]) {
+      const twin = uaRoot.appendChild(document.createElement(tag))
+      if (type) twin.setAttribute('type', type)
+      if (link) twin.setAttribute('href', 'about:blank#sitediag')
+      twin.style.colorScheme = scheme
+      twin.textContent = 'x'
+      const s = getComputedStyle(twin)
+      uaCache[key] = {
+        background: hex(s.backgroundColor), textColor: hex(s.color), borderColor: parseFloat(s.borderTopWidth) > 0 ? hex(s.borderTopColor) : '',
+        borderRadius: s.borderTopLeftRadius === '0px' ? '' : s.borderTopLeftRadius, shadow: s.boxShadow === 'none' ? '' : s.boxShadow,
+        fontFamily: s.fontFamily
+      }
+    }
+    return uaCache[key]
+  }
   const all = [...document.querySelectorAll('body, body *')].filter((el) => !['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD'].includes(el.tagName))
 
   // Painted area by colour: backgrounds by the area they cover beyond
@@ -58,11 +89,17 @@
     return {
       background: hex(s.backgroundColor), textColor: hex(s.color), borderColor: parseFloat(s.borderTopWidth) > 0 ? hex(s.borderTopColor) : '',
       borderRadius: s.borderTopLeftRadius === '0px' ? '' : s.borderTopLeftRadius, shadow: s.boxShadow === 'none' ? '' : s.boxShadow,
-      fontFamily: s.fontFamily, fontSize: s.fontSize, fontWeight: s.fontWeight, tag: el.tagName.toLowerCase(), text: (el.textContent || '').trim().slice(0, 80)
+      fontFamily: s.fontFamily, fontSize: s.fontSize, fontWeight: s.fontWeight, tag: el.tagName.toLowerCase(), text: (el.textContent || '').trim().slice(0, 80),
+      ua: uaStyle(el)
     }
   }
   const buttons = [...document.querySelectorAll('button, a[class*="btn" i], a[class*="button" i], a[class*="cta" i], input[type=submit], [role=button]')].filter(visible)
-  const filled = buttons.filter((b) => hex(getComputedStyle(b).backgroundColor) && hex(getComputedStyle(b).backgroundColor) !== backdrop(b.parentElement || document.body))
+  // A filled button has a background of its own: not its backdrop's, and
+  // not the browser's default for its tag (an unstyled button's grey).
+  const filled = buttons.filter((b) => {
+    const bg = hex(getComputedStyle(b).backgroundColor)
+    return bg && bg !== backdrop(b.parentElement || document.body) && bg !== uaStyle(b).background
+  })
   const primaryEl = filled.find((b) => /primary|cta|signup|start|get/i.test(b.className + ' ' + b.textContent)) || filled[0]
   const secondaryEl = buttons.find((b) => b !== primaryEl && (!filled.includes(b) || /secondary|outline|ghost/i.test(b.className)))
   const styleOf = (el) => { if (!el) return null; el.setAttribute('data-sitediag-probe', '1'); const s = style('[data-sitediag-probe]'); el.removeAttribute('data-sitediag-probe'); return s }
@@ -112,21 +149,42 @@
   const plainLink = (a) => visible(a) && !a.querySelector('img, svg') && !/btn|button|cta/i.test(String(a.className))
   const link = ['p a[href]', 'main a[href]', 'article a[href]', 'nav a[href]', 'a[href]']
     .map((sel) => [...document.querySelectorAll(sel)].find(plainLink)).find(Boolean)
-  // The browser's own link colour: an anchor in a shadow root, where no
-  // author style reaches it.
-  const host = document.createElement('div')
-  const uaLink = host.attachShadow({ mode: 'closed' }).appendChild(document.createElement('a'))
-  uaLink.href = 'about:blank#sitediag'
-  document.documentElement.appendChild(host)
-  const browserLink = hex(getComputedStyle(uaLink).color)
-  host.remove()
-  return {
+  const browserLink = uaStyle(link || Object.assign(document.createElement('a'), { href: 'about:blank#sitediag' })).textColor
+
+  // The body font is the one that sets most of the visible text (by
+  // characters), wherever it is set: body's own font may cover only the
+  // navigation while the article is in another. Each family keeps the
+  // browser's default family for the elements that carry most of its
+  // text, and its most used size.
+  const byFamily = {}
+  const shown = new Map()
+  const isShown = (el) => { if (!shown.has(el)) shown.set(el, visible(el)); return shown.get(el) }
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT)
+  for (let n = walker.nextNode(), seen = 0; n && seen < 20000; n = walker.nextNode()) {
+    const el = n.parentElement
+    const chars = n.textContent.replace(/\s+/g, '').length
+    if (!chars || !el || ['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE'].includes(el.tagName)) continue
+    seen++
+    if (!isShown(el)) continue
+    const s = getComputedStyle(el)
+    const f = byFamily[s.fontFamily] || (byFamily[s.fontFamily] = { chars: 0, sizes: {}, ua: {} })
+    const ua = uaStyle(el).fontFamily
+    f.chars += chars
+    f.sizes[s.fontSize] = (f.sizes[s.fontSize] || 0) + chars
+    f.ua[ua] = (f.ua[ua] || 0) + chars
+  }
+  const most = (counts) => Object.keys(counts).reduce((a, b) => (counts[b] > counts[a] ? b : a), Object.keys(counts)[0] || '')
+  const bodyFamily = Object.keys(byFamily).reduce((a, b) => (!a || byFamily[b].chars > byFamily[a].chars ? b : a), '')
+  const bodyFont = bodyFamily
+    ? { family: bodyFamily, size: most(byFamily[bodyFamily].sizes), uaFamily: most(byFamily[bodyFamily].ua) }
+    : { family: body.fontFamily, size: body.fontSize, uaFamily: uaStyle(document.body).fontFamily }
+  const result = {
     pageBackground: pageBg,
     browserLink,
     text: hex(body.color),
     link: link ? hex(getComputedStyle(link).color) : '',
     headingColor: (style('h1') || {}).textColor || '',
-    h1: style('h1'), h2: style('h2'), bodyFont: { family: body.fontFamily, size: body.fontSize },
+    h1: style('h1'), h2: style('h2'), bodyFont,
     buttonPrimary: styleOf(primaryEl), buttonSecondary: styleOf(secondaryEl), input: style('input[type=text], input[type=email], input[type=search], input:not([type]), textarea'),
     paint, logos, faces, fontLinks, spacing, radii,
     hero: hero ? hero.currentSrc || hero.src : '',
@@ -134,4 +192,6 @@
     heroSub: ((document.querySelector('.hero p, main h1 + p, h1 + p') || {}).textContent || '').trim().slice(0, 300),
     scheme: matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light'
   }
+  uaHost.remove()
+  return result
 }

@@ -552,8 +552,31 @@ func (j *Job) Load(ctx context.Context, target string, opts LoadOptions) (*Visit
 	if err := j.failure(doc.url); err != nil {
 		return nil, &NavigationError{URL: doc.url, Err: err}
 	}
+	if err := j.checkErrorPage(ctx, doc); err != nil {
+		return nil, err
+	}
 	v.URL, v.Status = doc.url, doc.status
 	return v, nil
+}
+
+// checkErrorPage returns a *NavigationError when the main frame shows
+// Chromium's error page: a later navigation (a script's, a meta
+// refresh) failed after the first document loaded, so what the page
+// now holds is "This site can't be reached", not the site.
+func (j *Job) checkErrorPage(ctx context.Context, doc document) error {
+	tree, err := proto.PageGetFrameTree{}.Call(j.page.Context(ctx))
+	if err != nil {
+		return j.fail(ctx, "reading the frame tree", err)
+	}
+	unreachable := tree.FrameTree.Frame.UnreachableURL
+	if unreachable == "" {
+		return nil
+	}
+	reason := ""
+	if doc.url == unreachable {
+		reason = doc.errorText
+	}
+	return &NavigationError{URL: unreachable, Reason: reason, Err: j.failure(unreachable)}
 }
 
 // settle waits for the current main document to load and then for the

@@ -34,10 +34,10 @@ type Document struct {
 }
 
 // Parse decodes body, whose Content-Type header is contentType (may be
-// empty), to UTF-8 (from the header, a BOM or a <meta charset>, as
-// browsers do) and parses it.
+// empty), to UTF-8 in the character set Chromium would choose (see
+// detectCharset) and parses it.
 func Parse(body []byte, contentType string, pageURL *url.URL) (*Document, error) {
-	_, name, _ := charset.DetermineEncoding(body, contentType)
+	name := detectCharset(body, contentType)
 	r, err := charset.NewReaderLabel(name, bytes.NewReader(body))
 	if err != nil {
 		r = bytes.NewReader(body)

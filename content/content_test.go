@@ -51,6 +51,16 @@ func TestExtractMetadataHeadlines(t *testing.T) {
 			Publisher: "The Riverside Gazette", Logo: "https://gazette.example/static/logo-600x60.png",
 			URL: "https://gazette.example/news/2026/03/cycle-lanes-approved", Lang: "en-GB",
 		}},
+		// Yoast: the Organization's image is a reference to the logo node
+		// described inside it.
+		{"yoast-graph-refs.html", headline{
+			Title:       "How we cut our build times in half",
+			Description: "Caching, test sharding and a smaller base image took our CI pipeline from 22 to 10 minutes.",
+			Image:       "https://northwind.example/wp-content/uploads/2024/01/northwind-logo.png",
+			Author:      "Dana Okafor", Date: "2025-03-11T08:15:00Z", Publisher: "Northwind",
+			Logo: "https://northwind.example/wp-content/uploads/2024/01/northwind-logo.png",
+			URL:  "https://northwind.example/blog/build-times/", Lang: "en-US",
+		}},
 		// @graph flattened, @id references followed (author, publisher, logo).
 		{"jsonld-graph.html", headline{
 			Title:       "Sauerteigbrot für Einsteiger – Backstube Lindner",

@@ -100,19 +100,77 @@ func (x *extraction) ldValue(path string) any {
 	return nil
 }
 
-// deref replaces a bare {"@id": …} reference with the object of that id.
+// deref replaces a reference to a node ({"@id": …}, perhaps with an
+// @type) with the node of that id, wherever in the page's JSON-LD it is
+// described: at the top level, in @graph, or nested in another node (as
+// Yoast describes its logo inside the Organization and refers to it
+// from the Organization's image).
 func (x *extraction) deref(v any) any {
 	m, ok := firstItem(v).(map[string]any)
-	if !ok || len(m) != 1 {
+	if !ok || !isReference(m) {
 		return v
 	}
 	id, _ := m["@id"].(string)
-	for _, obj := range x.objects {
-		if obj["@id"] == id && len(obj) > 1 {
-			return obj
-		}
+	if node, ok := x.ldNodes()[x.ldID(id)]; ok {
+		return node
 	}
 	return v
+}
+
+// isReference reports whether m only names a node: it has an @id and
+// nothing else but an @type.
+func isReference(m map[string]any) bool {
+	if _, ok := m["@id"].(string); !ok {
+		return false
+	}
+	for k := range m {
+		if k != "@id" && k != "@type" {
+			return false
+		}
+	}
+	return true
+}
+
+// ldNodes indexes, once, every JSON-LD node that describes something
+// (has more than an @id and @type) by its @id made absolute.
+func (x *extraction) ldNodes() map[string]map[string]any {
+	if x.nodes != nil {
+		return x.nodes
+	}
+	x.nodes = map[string]map[string]any{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case []any:
+			for _, item := range v {
+				walk(item)
+			}
+		case map[string]any:
+			if id, ok := v["@id"].(string); ok && !isReference(v) {
+				key := x.ldID(id)
+				if old, seen := x.nodes[key]; !seen || len(v) > len(old) {
+					x.nodes[key] = v
+				}
+			}
+			for _, item := range v {
+				walk(item)
+			}
+		}
+	}
+	for _, obj := range x.objects {
+		walk(obj)
+	}
+	return x.nodes
+}
+
+// ldID is an @id made absolute against the page's base URL, so that
+// "#/schema/logo/image/" and its absolute form are the same node.
+func (x *extraction) ldID(id string) string {
+	id = strings.TrimSpace(id)
+	if u, err := x.d.base().Parse(id); err == nil {
+		return u.String() // the fragment kept: it is most of a node's name
+	}
+	return id
 }
 
 func firstItem(v any) any {
@@ -144,13 +202,17 @@ func (x *extraction) ldName(path string) string {
 }
 
 // ldURL is the value at path as a URL: a string, or an object's url,
-// contentUrl or @id.
+// contentUrl or (when it is not a reference left unresolved) @id.
 func (x *extraction) ldURL(path string) string {
 	switch v := x.ldValue(path).(type) {
 	case string:
 		return v
 	case map[string]any:
-		for _, k := range []string{"url", "contentUrl", "@id"} {
+		keys := []string{"url", "contentUrl", "@id"}
+		if isReference(v) {
+			keys = keys[:2]
+		}
+		for _, k := range keys {
 			if s, ok := v[k].(string); ok && s != "" {
 				return s
 			}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
-	"github.com/itlightning/dateparse"
 )
 
 // Metadata is what a page says about itself. The headline fields (Title
@@ -41,9 +40,14 @@ type Metadata struct {
 	// twitter:app, the text or image alt of the site's logo, then the
 	// last part of a <title> such as "Story | Site".
 	Publisher string `json:"publisher"`
-	// Logo: og:logo, itemprop logo, JSON-LD logo or publisher.logo, then
-	// the largest touch icon or icon.
+	// Logo: og:logo, itemprop logo, JSON-LD logo, publisher.logo or
+	// brand.logo, then the best icon as metascraper-logo-favicon ranks
+	// them (see bestIcon), then (when the caller probes for it) the
+	// site's /favicon.ico or /favicon.png.
 	Logo string `json:"logo"`
+	// logoFromIcons says Logo was chosen among Icons (so AddIcons
+	// chooses again).
+	logoFromIcons bool
 	// URL: og:url, twitter:url, link canonical, the x-default
 	// alternate, al:web:url, the final URL.
 	URL string `json:"url"`
@@ -59,8 +63,9 @@ type Metadata struct {
 	ThemeColor string `json:"themeColor"`
 	// Keywords are meta keywords, split on commas.
 	Keywords []string `json:"keywords"`
-	// Icons are the page's icons (favicon, apple-touch-icon, mask-icon)
-	// and, when the caller adds them, its manifest's.
+	// Icons are the page's icons (favicon, apple-touch-icon, mask-icon,
+	// msapplication tile images) and, when the caller adds them, its
+	// manifest's and its /favicon.ico.
 	Icons []Icon `json:"icons"`
 	// Manifest is link rel=manifest.
 	Manifest string `json:"manifest"`
@@ -79,7 +84,8 @@ type Icon struct {
 	Rel   string `json:"rel"`
 	Sizes string `json:"sizes,omitempty"`
 	Type  string `json:"type,omitempty"`
-	// Source is "html" or "manifest".
+	// Source is "html", "manifest", or "default" (/favicon.ico or
+	// /favicon.png, found by requesting it).
 	Source string `json:"source"`
 }
 
@@ -144,20 +150,31 @@ func ExtractMetadata(d *Document) *Metadata {
 	m.Image = firstURL(d, x.ogMedia("image"), x.twitter("image:src"), x.twitter("image"), x.itemprop("image"),
 		x.attr("img[itemprop=image]", "src"), x.ldURL("image"), x.linkHref("image_src"), x.attr("article img[src]", "src"),
 		x.attr("#content img[src]", "src"), x.attr(`img[alt*=author i]`, "src"), x.attr(`img[src]:not([aria-hidden="true"])`, "src"))
-	m.Author = first(x.ldName("author"), x.ldName("brand"), x.metaName("author"), x.notURL(x.property("article:author")),
-		x.text("[itemprop~=author] [itemprop=name]"), x.text("[itemprop~=author]"), x.text("[rel~=author]"),
-		x.text("a[class*=author i], [class*=author i] a, a[href*='/author/' i], [class*=author i], [class*=byline i]"))
-	m.Date = firstDate(x.ld("datePublished"), x.ld("dateCreated"), x.property("article:published_time"),
-		x.property("og:published_time"), x.itemprop("datePublished"), x.metaName("date"), x.metaName("pubdate"),
-		x.metaName("publish-date"), x.metaName("dc.date"), x.attr("time[datetime]", "datetime"))
-	m.DateModified = firstDate(x.ld("dateModified"), x.property("article:modified_time"), x.property("og:updated_time"),
-		x.itemprop("dateModified"), x.metaName("last-modified"))
+	m.Author = first(cleanAuthor(x.ldName("author")), cleanAuthor(x.ldName("brand")), cleanAuthor(x.attr(`meta[name="author" i]`, "content")),
+		cleanAuthor(x.property("article:author")), x.authorText(`[itemprop*="author" i] [itemprop="name"]`),
+		x.authorText(`[itemprop*="author" i]`), x.authorText(`[rel="author"]`), strict(x.authorText(`a[class*="author" i]`)),
+		strict(x.authorText(`[class*="author" i] a`)), strict(x.authorText(`a[href*="/author/" i]`)),
+		x.authorText(`a[class*="screenname" i]`), strict(x.authorText(`[class*="author" i]`)), strict(x.bylineAuthor()))
+	m.Date = firstDate(x.ld("datePublished"), x.ld("dateCreated"), x.attr(`meta[property*="published_time" i]`, "content"),
+		x.property("article:published_time"), x.property("og:published_time"),
+		x.attr(`[itemprop="datepublished" i]`, "content"), x.attr(`[itemprop="datepublished" i]`, "title"),
+		x.filterText(`[class*="publish" i]`), x.attr(`meta[name="date" i]`, "content"), x.metaName("pubdate"),
+		x.metaName("publish-date"), x.metaName("dc.date"), x.attr(`[itemprop*="date" i]`, "content"),
+		x.attr(`[itemprop*="date" i]`, "title"), x.attr(`time[itemprop*="date" i]`, "datetime"), x.attr("time[datetime]", "datetime"),
+		x.filterText(`[class*="byline" i]`), x.filterText(`[id*="date" i]`), x.filterText(`[class*="date" i]`),
+		x.filterText(`[class*="time" i]`))
+	m.DateModified = firstDate(x.ld("dateModified"), x.attr(`meta[property*="modified_time" i]`, "content"),
+		x.property("article:modified_time"), x.property("og:updated_time"), x.attr(`[itemprop*="datemodified" i]`, "content"),
+		x.metaName("last-modified"))
 	m.Publisher = first(x.ldName("publisher"), x.og("site_name"), x.metaName("application-name"),
 		x.metaName("apple-mobile-web-app-title"), x.metaName("publisher"), x.twitter("app:name:iphone"),
 		x.text("#logo, .logo"), x.text("a[class*=brand i]"), x.attr("[class*=logo i] img[alt]", "alt"),
 		titleSuffix(x.sources.Document.Title))
 	m.Logo = firstURL(d, x.og("logo"), x.itemprop("logo"), x.attr("img[itemprop=logo]", "src"), x.ldURL("logo"),
-		x.ldURL("publisher.logo"), largestIcon(m.Icons))
+		x.ldURL("publisher.logo"), x.ldURL("brand.logo"))
+	if m.Logo == "" {
+		m.Logo, m.logoFromIcons = bestIcon(m.Icons), true
+	}
 	m.URL = firstURL(d, x.og("url"), x.twitter("url"), x.linkHref("canonical"),
 		x.attr(`link[rel~=alternate i][hreflang=x-default i]`, "href"), x.property("al:web:url"), d.URL.String())
 	m.Lang = first(x.sources.Document.Lang, x.httpEquiv("content-language"), strings.ReplaceAll(x.og("locale"), "_", "-"),
@@ -205,25 +222,6 @@ func firstDate(values ...string) string {
 	return ""
 }
 
-// parseDate reads the date forms pages use: RFC 3339 and ISO 8601
-// variants, RFC 1123, and the common written forms.
-func parseDate(v string) (time.Time, bool) {
-	v = clean(v)
-	if v == "" {
-		return time.Time{}, false
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05Z0700", "2006-01-02T15:04Z07:00", "2006-01-02"} {
-		if t, err := time.Parse(layout, v); err == nil {
-			return t, true
-		}
-	}
-	t, err := dateparse.ParseIn(v, time.UTC)
-	if err != nil || t.Year() < 1900 || t.Year() > 2200 {
-		return time.Time{}, false
-	}
-	return t, true
-}
-
 // titleSuffix is the site's name a title ends with ("Story | Site",
 // "Story - Site", "Story – Site"), or "".
 func titleSuffix(title string) string {
@@ -244,51 +242,6 @@ func titleSuffix(title string) string {
 	return suffix
 }
 
-// largestIcon is the URL of the largest touch icon, else the largest
-// icon.
-func largestIcon(icons []Icon) string {
-	best, bestSize := "", -1
-	for _, rank := range []func(Icon) bool{
-		func(i Icon) bool { return strings.Contains(i.Rel, "apple-touch-icon") },
-		func(i Icon) bool { return true },
-	} {
-		for _, i := range icons {
-			if !rank(i) {
-				continue
-			}
-			if s := iconSize(i.Sizes); s > bestSize {
-				best, bestSize = i.URL, s
-			}
-		}
-		if best != "" {
-			return best
-		}
-	}
-	return ""
-}
-
-// iconSize is the width of the largest size in a sizes attribute
-// ("32x32 64x64"); "any" counts as largest; unknown is 0.
-func iconSize(sizes string) int {
-	n := 0
-	for _, s := range strings.Fields(strings.ToLower(sizes)) {
-		if s == "any" {
-			return 1 << 20
-		}
-		w, _, _ := strings.Cut(s, "x")
-		v := 0
-		for _, c := range w {
-			if c < '0' || c > '9' {
-				v = 0
-				break
-			}
-			v = v*10 + int(c-'0')
-		}
-		n = max(n, v)
-	}
-	return n
-}
-
 func isFeedType(t string) bool {
 	return slices.Contains([]string{"application/rss+xml", "application/atom+xml", "application/feed+json",
 		"application/json+feed", "application/rdf+xml"}, t)
@@ -301,8 +254,10 @@ type extraction struct {
 	sources Sources
 	// props are the og:/article:… properties in document order.
 	props []prop
-	// objects are the JSON-LD objects.
+	// objects are the JSON-LD objects; nodes indexes every node in
+	// them by @id (see ldNodes).
 	objects []map[string]any
+	nodes   map[string]map[string]any
 }
 
 type prop struct{ key, value string }
@@ -452,15 +407,6 @@ func firstOf(v any) string {
 	return ""
 }
 
-// notURL drops a value that is a URL (article:author often is a
-// profile link, not a name).
-func (x *extraction) notURL(v string) string {
-	if strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
-		return ""
-	}
-	return v
-}
-
 // linkHref returns the href of the first <link> whose rel has rel.
 func (x *extraction) linkHref(rel string) string {
 	return x.attr("link[rel~="+rel+" i][href]", "href")
@@ -471,14 +417,14 @@ func (x *extraction) attr(selector, name string) string {
 	return x.d.Doc.Find(selector).First().AttrOr(name, "")
 }
 
-// text returns the cleaned text of the first element selector matches
-// that has some (short, as names are).
+// text returns the condensed text of the first element selector
+// matches that has some, when it is short (as titles and names are).
 func (x *extraction) text(selector string) string {
 	var out string
 	x.d.Doc.Find(selector).EachWithBreak(func(_ int, s *goquery.Selection) bool {
 		t := clean(s.Text())
 		if t != "" && len(t) < 100 {
-			out = strings.TrimPrefix(strings.TrimPrefix(t, "By "), "by ")
+			out = t
 			return false
 		}
 		return true
@@ -487,7 +433,7 @@ func (x *extraction) text(selector string) string {
 }
 
 // icons lists link rel=icon, shortcut icon, apple-touch-icon(-precomposed)
-// and mask-icon, in document order.
+// and mask-icon, in document order, then the msapplication tile images.
 func (x *extraction) icons() []Icon {
 	icons := []Icon{}
 	x.d.Doc.Find("link[rel][href]").Each(func(_ int, l *goquery.Selection) {
@@ -501,7 +447,7 @@ func (x *extraction) icons() []Icon {
 			icons = append(icons, Icon{URL: u, Rel: rel, Sizes: l.AttrOr("sizes", ""), Type: l.AttrOr("type", ""), Source: "html"})
 		}
 	})
-	return icons
+	return append(icons, x.tileIcons()...)
 }
 
 // alternates lists link rel=alternate whose type matches.

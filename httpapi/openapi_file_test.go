@@ -81,14 +81,18 @@ var renames = map[reflect.Type]string{
 
 // customSchemas are the types whose JSON form is their own.
 var customSchemas = openapigen.Custom{
-	typeOf[sitediag.Toggle](): func(*openapigen.Schemas) *openapigen.Schema {
+	typeOf[sitediag.Toggle](): func(*openapigen.Schemas, bool) *openapigen.Schema {
 		return &openapigen.Schema{Type: "boolean"}
 	},
-	typeOf[sitediag.ScrapeFormats](): func(s *openapigen.Schemas) *openapigen.Schema {
-		return &openapigen.Schema{AnyOf: []*openapigen.Schema{{Type: "string"},
-			{Type: "array", Items: &openapigen.Schema{Type: "string"}, UniqueItems: true}}}
+	// One format or a list of them is read; a list is written.
+	typeOf[sitediag.ScrapeFormats](): func(_ *openapigen.Schemas, request bool) *openapigen.Schema {
+		list := &openapigen.Schema{Type: "array", Items: &openapigen.Schema{Type: "string"}, UniqueItems: true}
+		if !request {
+			return list
+		}
+		return &openapigen.Schema{AnyOf: []*openapigen.Schema{{Type: "string"}, list}}
 	},
-	typeOf[dns.Records](): func(s *openapigen.Schemas) *openapigen.Schema {
+	typeOf[dns.Records](): func(s *openapigen.Schemas, _ bool) *openapigen.Schema {
 		props := map[string]*openapigen.Schema{}
 		for _, t := range dns.RecordTypes() {
 			// Every queried type is an array, never null; SOA an

@@ -96,6 +96,20 @@ func (r *Runner) Audit(ctx context.Context, target string, opts Options) (*Repor
 	if _, ok := req.Flags["maxWaitForLoad"]; !ok && opts.Timeout > 0 {
 		req.Flags["maxWaitForLoad"] = float64((deadline / 2).Milliseconds())
 	}
+	chrome, err := w.browser(ctx)
+	if err != nil {
+		r.discard(w)
+		return nil, fmt.Errorf("%w: Chromium did not start: %w", ErrUnavailable, err)
+	}
+	defer func() {
+		go chrome.Close() // its shutdown is nobody's wait
+		w.prelaunch()
+	}()
+	control, err := url.Parse(chrome.ControlURL)
+	if err != nil {
+		return nil, err
+	}
+	req.Browser = "http://" + control.Host
 	rep, err := w.run(ctx, req)
 	if err != nil {
 		// A worker that hung or died is not used again.

@@ -2,11 +2,14 @@
 // on a Chromium of sitediag's own, so that every request an audit makes
 // goes through sitediag's filtering proxy.
 //
-// A Runner keeps one warm Chromium (started with browser.Flags, its
-// browser-wide proxy refusing everything) and one warm Node worker that
-// has loaded Lighthouse and is connected to that Chromium. Each audit
-// runs in a new browser context whose proxy is a filtering proxy of the
-// job's own (Config.Network), which counts what it refused. Audits run
+// A Runner keeps one warm Node worker that has loaded Lighthouse, and a
+// Chromium (started with browser.Flags, its browser-wide proxy refusing
+// everything) ready for the next audit: each audit gets a Chromium of
+// its own, as the Lighthouse CLI does, so that no browser state carries
+// from one audit to the next; the next one is launched once an audit
+// ends. Each audit runs in a new browser context whose proxy is a
+// filtering proxy of the job's own (Config.Network), which counts what
+// it refused. Audits run
 // one at a time, with a short wait queue; past it Audit fails with a
 // *browser.BusyError. A worker that hangs past the job's deadline or
 // dies is killed with its process group, and the next audit starts a

@@ -249,3 +249,30 @@ func TestVersionIsPinned(t *testing.T) {
 		t.Errorf("package.json pins lighthouse %s, Version is %s", got, lighthouse.Version)
 	}
 }
+
+// Audits of the same page give the same scores, as the CLI's fresh
+// browser does each time: a favicon that failed to load is requested
+// (and logged as a console error) on every audit, not only the first.
+func TestAuditRepeatable(t *testing.T) {
+	needLighthouse(t)
+	f := newFixture(t, lighthouse.Config{})
+	ctx := context.Background()
+	flags, err := lighthouse.ParseFlags([]string{"--only-categories=best-practices"}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scores []int
+	for range 2 {
+		rep, err := f.runner.Audit(ctx, f.site+"/", lighthouse.Options{Desktop: true, Flags: flags})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(rep.JSON), `"errors-in-console"`) {
+			t.Fatal("no errors-in-console audit in the report")
+		}
+		scores = append(scores, rep.Scores["best-practices"])
+	}
+	if scores[0] != scores[1] || scores[0] == 100 {
+		t.Errorf("best-practices %v; want the same score twice, below 100 (the favicon's 404 is a console error)", scores)
+	}
+}

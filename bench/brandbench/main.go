@@ -1,10 +1,16 @@
 // Command brandbench is bench/brand.sh: for each fixture site of
-// testdata/brand it times a cold /brand extraction (Refresh) and a cached
-// one, runs dembrandt (npm, bench/brand) against a Chromium of ours
-// (through sitediag's filtering proxy, over CDP), and prints the colours
-// and fonts each found side by side, with the times.
+// testdata/brand (or of -dir) it times a cold /brand extraction
+// (Refresh) and a cached one, runs dembrandt (npm, bench/brand) against a
+// Chromium of ours (through sitediag's filtering proxy, over CDP), and
+// prints the colours and fonts each found side by side, with the times,
+// then how often the primary colour, the heading font and the body font
+// agree, and every value sitediag gave that is a Chromium default
+// (uaDefaults).
 //
-//	brandbench [-sites light-saas,dark-site,…] DEMBRANDT_JS
+// dembrandt's heading font is its first heading-1 or display style's
+// family; its body font the family most of its body-context styles have.
+//
+//	brandbench [-dir testdata/brand] [-sites light-saas,dark-site,…|all] DEMBRANDT_JS
 package main
 
 import (
@@ -19,12 +25,13 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/bench/internal/benchstat"
 	"github.com/sitediag/sitediag/brand"
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/dns"
@@ -34,8 +41,22 @@ import (
 
 func main() {
 	log.SetFlags(0)
-	list := flag.String("sites", "light-saas,dark-site,both-schemes,css-background-logo,self-hosted-fonts,shop", "fixture sites")
+	dir := flag.String("dir", "testdata/brand", "folder of fixture sites, one folder each")
+	list := flag.String("sites", "light-saas,dark-site,both-schemes,css-background-logo,self-hosted-fonts,shop", "fixture sites, or all")
 	flag.Parse()
+	if *list == "all" {
+		entries, err := os.ReadDir(*dir)
+		if err != nil {
+			log.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			if e.IsDir() {
+				names = append(names, e.Name())
+			}
+		}
+		*list = strings.Join(names, ",")
+	}
 	if flag.NArg() != 1 {
 		log.Fatal("usage: brandbench [-sites a,b] DEMBRANDT_JS")
 	}
@@ -67,9 +88,11 @@ func main() {
 
 	ctx := context.Background()
 	var cold, cached, peer []float64
+	var agree agreement
+	var defaults []string
 	fmt.Printf("%-20s %-36s %-36s\n", "site", "sitediag", "dembrandt")
 	for _, site := range strings.Split(*list, ",") {
-		srv := httptest.NewServer(http.FileServer(http.Dir("testdata/brand/" + site)))
+		srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(*dir, site))))
 		start := time.Now()
 		res, err := c.Brand(ctx, srv.URL+"/", sitediag.BrandOptions{Refresh: sitediag.On})
 		if err != nil {
@@ -99,10 +122,19 @@ func main() {
 		for _, f := range r.Fonts {
 			fonts = append(fonts, f.Usage+"="+f.Family)
 		}
+		heading, body := fontOf(r.Fonts, "heading"), fontOf(r.Fonts, "body")
+		agree.add(r.Colors.Primary == dem.primary, heading == dem.heading, body == dem.body)
+		for _, v := range []string{r.Colors.Primary, r.Colors.Secondary, r.Colors.Link, heading, body, fontOf(r.Fonts, "ui")} {
+			if uaDefaults[strings.ToLower(v)] {
+				defaults = append(defaults, site+": "+v)
+			}
+		}
 		rows := [][3]string{
 			{"primary", r.Colors.Primary, dem.primary},
 			{"background", r.Colors.Background, dem.background},
 			{"palette", top(r.Colors.Palette), strings.Join(dem.palette, " ")},
+			{"heading", heading, dem.heading},
+			{"body", body, dem.body},
 			{"fonts", strings.Join(fonts, " "), strings.Join(dem.fonts, " ")},
 		}
 		for i, row := range rows {
@@ -114,7 +146,39 @@ func main() {
 		}
 	}
 	fmt.Printf("\nmedian ms: sitediag cold %.0f, cached %.2f, dembrandt %.0f; cold ratio sitediag/dembrandt %.2f\n",
-		median(cold), median(cached), median(peer), median(cold)/median(peer))
+		benchstat.Median(cold), benchstat.Median(cached), benchstat.Median(peer), benchstat.Median(cold)/benchstat.Median(peer))
+	n := len(cold)
+	fmt.Printf("agreement with dembrandt on %d sites: primary %d, heading font %d, body font %d\n", n, agree.primary, agree.heading, agree.body)
+	fmt.Printf("browser defaults sitediag reported: %d %v\n", len(defaults), defaults)
+}
+
+// uaDefaults are Chromium's own values for unstyled elements (button
+// and input greys, link blues, its default text and control fonts on
+// Linux): none is a brand's.
+var uaDefaults = map[string]bool{"#efefef": true, "#e9e9ed": true, "#0000ee": true, "#551a8b": true, "#767676": true,
+	"times new roman": true, "arial": true, "system-ui": true}
+
+type agreement struct{ primary, heading, body int }
+
+func (a *agreement) add(primary, heading, body bool) {
+	for _, f := range []struct {
+		ok bool
+		n  *int
+	}{{primary, &a.primary}, {heading, &a.heading}, {body, &a.body}} {
+		if f.ok {
+			*f.n++
+		}
+	}
+}
+
+// fontOf is the family of the font with that usage, or "".
+func fontOf(fonts []brand.Font, usage string) string {
+	for _, f := range fonts {
+		if f.Usage == usage {
+			return f.Family
+		}
+	}
+	return ""
 }
 
 func lastLines(s string, n int) string {
@@ -140,8 +204,8 @@ func top(p []brand.Swatch) string {
 }
 
 type demResult struct {
-	primary, background string
-	palette, fonts      []string
+	primary, background, heading, body string
+	palette, fonts                     []string
 }
 
 var rgb = regexp.MustCompile(`rgba?\((\d+),\s*(\d+),\s*(\d+)`)
@@ -191,23 +255,21 @@ func dembrandt(out []byte, err error) demResult {
 		}
 	}
 	seen := map[string]bool{}
+	bodyCount := map[string]int{}
 	for _, s := range d.Typography.Styles {
 		if !seen[s.Family] {
 			seen[s.Family] = true
 			r.fonts = append(r.fonts, s.Context+"="+s.Family)
 		}
+		if r.heading == "" && (s.Context == "heading-1" || s.Context == "display") {
+			r.heading = s.Family
+		}
+		if s.Context == "body" {
+			bodyCount[s.Family]++
+			if bodyCount[s.Family] > bodyCount[r.body] {
+				r.body = s.Family
+			}
+		}
 	}
 	return r
-}
-
-func median(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	if len(s) == 0 {
-		return 0
-	}
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

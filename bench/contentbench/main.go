@@ -28,12 +28,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/bench/internal/benchstat"
 )
 
 // fields are the headline fields compared.
@@ -174,7 +174,7 @@ func main() {
 	for _, pp := range peerRes {
 		theirMs = append(theirMs, pp.MetascraperMs)
 	}
-	a, b := median(ourMs), median(theirMs)
+	a, b := benchstat.Median(ourMs), benchstat.Median(theirMs)
 	fmt.Printf("time per page (median, fetch included): sitediag renderJS:false %.2f ms, metascraper %.2f ms, ratio %.2f\n", a, b, a/b)
 }
 
@@ -316,16 +316,4 @@ func mean(v []float64) float64 {
 		sum += x
 	}
 	return sum / float64(len(v))
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

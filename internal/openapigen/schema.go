@@ -39,8 +39,9 @@ type Schema struct {
 // Custom are the schemas of Go types whose JSON form is their own (a
 // json.Marshaler or json.Unmarshaler), which reflection cannot see, by
 // type. The function gets the set, to refer to other types (Of) or add
-// a component (Add).
-type Custom map[reflect.Type]func(s *Schemas) *Schema
+// a component (Add), and whether the schema is of a request (what the
+// type reads) or of a response (what it writes).
+type Custom map[reflect.Type]func(s *Schemas, request bool) *Schema
 
 // Schemas turns Go types into schemas as encoding/json writes and reads
 // them. Named structs become components (#/components/schemas/<Name>),
@@ -88,7 +89,7 @@ func (s *Schemas) Add(name string, p *Schema) *Schema {
 
 func (s *Schemas) of(t reflect.Type, request bool) *Schema {
 	if build, ok := s.custom[t]; ok {
-		return build(s)
+		return build(s, request)
 	}
 	if t.Kind() == reflect.Pointer {
 		return s.of(t.Elem(), request)

@@ -1,0 +1,205 @@
+// Command pagefactsbench is the /metascraping half of bench/pagefacts.sh:
+// for each page it runs MetaScrape (renderJS off, as metascraper reads
+// the served HTML) and metascraper 5.x's date, author, logo and
+// logo-favicon rules (bench/pagefacts/peers.mjs), each page on a server
+// of its own (so that /favicon.ico is the page's own site's), and prints
+// the date, author and logo each found with the agreement figures.
+//
+// metascraper's date is the modified date when a page gives one; the
+// reference for sitediag's date (the publication date) is metascraper's
+// datePublished, else its date when the page gives no modified date.
+// Dates agree on the same UTC day; authors when equal ignoring case.
+//
+//	pagefactsbench [-v] PEERS_MJS SITES_DIR PAGES_DIR
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/bench/internal/benchstat"
+)
+
+// page is one page of the corpus, served by a server of its own.
+type page struct {
+	name string
+	url  string
+	srv  *httptest.Server
+}
+
+// peer is what peers.mjs prints for a page.
+type peer struct {
+	URL           string  `json:"url"`
+	Date          string  `json:"date"`
+	DatePublished string  `json:"datePublished"`
+	DateModified  string  `json:"dateModified"`
+	Author        string  `json:"author"`
+	Logo          string  `json:"logo"`
+	Ms            float64 `json:"ms"`
+}
+
+func main() {
+	log.SetFlags(0)
+	verbose := flag.Bool("v", false, "print every page, not only disagreements")
+	flag.Parse()
+	if flag.NArg() != 3 {
+		log.Fatal("usage: pagefactsbench [-v] PEERS_MJS SITES_DIR PAGES_DIR")
+	}
+	pages := servePages(flag.Arg(1), flag.Arg(2))
+	defer func() {
+		for _, p := range pages {
+			p.srv.Close()
+		}
+	}()
+	c, err := sitediag.New(sitediag.Config{AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	peers := runPeers(flag.Arg(0), pages)
+	ctx := context.Background()
+	var s score
+	var ours []float64
+	for _, p := range pages {
+		start := time.Now()
+		res, err := c.MetaScrape(ctx, p.url, sitediag.MetaScrapeOptions{RenderJS: sitediag.Off})
+		ours = append(ours, float64(time.Since(start).Microseconds())/1000)
+		if err != nil {
+			log.Printf("%s: %v", p.name, err)
+			continue
+		}
+		m, ref := res.Metadata, peers[p.url]
+		refDate := ref.DatePublished
+		if refDate == "" && ref.DateModified == "" {
+			refDate = ref.Date
+		}
+		dateOK := sameDay(m.Date, refDate)
+		authorOK := strings.EqualFold(strings.Join(strings.Fields(m.Author), " "), strings.Join(strings.Fields(ref.Author), " "))
+		logoOK := ref.Logo == "" || m.Logo != ""
+		s.add(dateOK, authorOK, logoOK, m.Logo != "" && m.Logo == ref.Logo, ref.Logo != "", m.Logo != "")
+		if *verbose || !dateOK || !authorOK || !logoOK {
+			fmt.Printf("%s\n  date   %-26s metascraper %-26s (date %s)%s\n  author %-26q metascraper %-26q%s\n  logo   %s\n         metascraper %s%s\n",
+				p.name, m.Date, refDate, ref.Date, mark(dateOK), m.Author, ref.Author, mark(authorOK), m.Logo, ref.Logo, mark(logoOK))
+		}
+	}
+	var theirs []float64
+	for _, p := range peers {
+		theirs = append(theirs, p.Ms)
+	}
+	n := float64(len(pages))
+	fmt.Printf("\n%d pages (%d sites of bench/pagefacts/sites, the rest testdata/pages)\n", len(pages), countDirs(flag.Arg(1)))
+	fmt.Printf("date agreement   %d/%d (%.0f %%)\n", s.date, len(pages), 100*float64(s.date)/n)
+	fmt.Printf("author agreement %d/%d (%.0f %%)\n", s.author, len(pages), 100*float64(s.author)/n)
+	fmt.Printf("logo: metascraper finds one on %d pages, sitediag on %d; sitediag finds one wherever metascraper does on %d/%d, the same URL on %d\n",
+		s.theirLogos, s.ourLogos, s.logoCovered, len(pages), s.sameLogo)
+	fmt.Printf("median ms per page: sitediag %.1f, metascraper %.1f (its fetch included)\n", benchstat.Median(ours), benchstat.Median(theirs))
+}
+
+type score struct{ date, author, logoCovered, sameLogo, theirLogos, ourLogos int }
+
+func (s *score) add(date, author, logo, same, theirs, ours bool) {
+	for _, f := range []struct {
+		ok bool
+		n  *int
+	}{{date, &s.date}, {author, &s.author}, {logo, &s.logoCovered}, {same, &s.sameLogo}, {theirs, &s.theirLogos}, {ours, &s.ourLogos}} {
+		if f.ok {
+			*f.n++
+		}
+	}
+}
+
+func mark(ok bool) string {
+	if ok {
+		return ""
+	}
+	return "   <- differs"
+}
+
+// sameDay reports whether two RFC 3339 dates fall on the same UTC day
+// (or are both absent).
+func sameDay(a, b string) bool {
+	if a == "" || b == "" {
+		return a == b
+	}
+	ta, err1 := time.Parse(time.RFC3339Nano, a)
+	tb, err2 := time.Parse(time.RFC3339Nano, b)
+	return err1 == nil && err2 == nil && ta.UTC().Format(time.DateOnly) == tb.UTC().Format(time.DateOnly)
+}
+
+// servePages serves each folder of sites at its own server's root and
+// each page of pagesDir from a server of its own.
+func servePages(sites, pagesDir string) []page {
+	var out []page
+	dirs, err := os.ReadDir(sites)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, d := range dirs {
+		if d.IsDir() {
+			srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(sites, d.Name()))))
+			out = append(out, page{name: "sites/" + d.Name(), url: srv.URL + "/", srv: srv})
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(pagesDir, "*.html"))
+	sort.Strings(files)
+	for _, f := range files {
+		srv := httptest.NewServer(http.FileServer(http.Dir(pagesDir)))
+		out = append(out, page{name: "pages/" + filepath.Base(f), url: srv.URL + "/" + filepath.Base(f), srv: srv})
+	}
+	return out
+}
+
+func countDirs(dir string) int {
+	entries, _ := os.ReadDir(dir)
+	n := 0
+	for _, e := range entries {
+		if e.IsDir() {
+			n++
+		}
+	}
+	return n
+}
+
+// runPeers runs peers.mjs on every page, in UTC, and indexes its answers
+// by URL.
+func runPeers(script string, pages []page) map[string]peer {
+	args := []string{script}
+	for _, p := range pages {
+		args = append(args, p.url)
+	}
+	cmd := exec.Command("node", args...)
+	cmd.Env = append(os.Environ(), "TZ=UTC")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		log.Fatalf("peers.mjs: %v\n%s", err, stderr.String())
+	}
+	peers := map[string]peer{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var p peer
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+			log.Fatalf("peers.mjs: %v", err)
+		}
+		peers[p.URL] = p
+	}
+	return peers
+}
