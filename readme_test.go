@@ -27,9 +27,11 @@ const snippetGivens = `package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
@@ -49,6 +51,8 @@ var (
 var (
 	_ = errors.New
 	_ = fmt.Sprint
+	_ = json.Unmarshal
+	_ = os.WriteFile
 )
 
 func main() {}

@@ -26,8 +26,8 @@ type Field struct {
 	// objects of Fields, or texts without Fields) or nested (the first
 	// match as an object of Fields).
 	Type      string  `json:"type"`
-	Attribute string  `json:"attribute"`
-	Fields    []Field `json:"fields"`
+	Attribute string  `json:"attribute,omitempty"`
+	Fields    []Field `json:"fields,omitempty"`
 }
 
 // Schema limits.

@@ -247,7 +247,7 @@ func TestURL2PDFAPI(t *testing.T) {
 				297 * mm, 210 * mm,
 			},
 			{
-				map[string]any{"format": "letter", "scale": 0.05, "addTimestamp": true, "hideCookie": true, "device": "mobile"},
+				map[string]any{"format": "letter", "scale": 0.1, "addTimestamp": true, "hideCookie": true, "device": "mobile"},
 				map[string]any{"format": "letter", "scale": 0.1, "addTimestamp": true, "hideCookie": true, "device": "mobile"},
 				612, 792,
 			},
@@ -286,7 +286,7 @@ func TestURL2PDFAPI(t *testing.T) {
 
 	t.Run("invalid parameters", func(t *testing.T) {
 		for _, body := range []map[string]any{
-			{"format": "b5"}, {"orientation": "sideways"}, {"scale": 0}, {"scale": 2.5}, {"scale": -1},
+			{"format": "b5"}, {"orientation": "sideways"}, {"scale": 0.05}, {"scale": 2.5}, {"scale": -1},
 			{"margin": map[string]any{"top": -1}}, {"margin": map[string]any{"left": 150, "right": 150}},
 			{"margin": map[string]any{"middle": 1}}, {"device": "watch"},
 		} {

@@ -85,12 +85,13 @@ var customSchemas = openapigen.Custom{
 		return &openapigen.Schema{Type: "boolean"}
 	},
 	// One format or a list of them is read; a list is written.
-	typeOf[sitediag.ScrapeFormats](): func(_ *openapigen.Schemas, request bool) *openapigen.Schema {
-		list := &openapigen.Schema{Type: "array", Items: &openapigen.Schema{Type: "string"}, UniqueItems: true}
+	typeOf[sitediag.ScrapeFormats](): func(s *openapigen.Schemas, request bool) *openapigen.Schema {
+		format := s.Add("ScrapeFormat", &openapigen.Schema{Type: "string"})
+		list := &openapigen.Schema{Type: "array", Items: format, UniqueItems: true}
 		if !request {
 			return list
 		}
-		return &openapigen.Schema{AnyOf: []*openapigen.Schema{{Type: "string"}, list}}
+		return &openapigen.Schema{AnyOf: []*openapigen.Schema{format, list}}
 	},
 	typeOf[dns.Records](): func(s *openapigen.Schemas, _ bool) *openapigen.Schema {
 		props := map[string]*openapigen.Schema{}

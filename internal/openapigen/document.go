@@ -215,14 +215,19 @@ func describe(s *Schemas, op Operation, common []sitediag.Code, envelope *Schema
 	}
 }
 
-// requestBody is the schema of op's request body: a component named
-// after its path (/screenshot: ScreenshotRequest) when its type has no
-// name of its own, with url required.
+// requestBody is the schema of op's request body, with url required: a
+// component named after the options type it embeds when its type has no
+// name of its own (url and ScreenshotOptions: ScreenshotRequest).
 func requestBody(s *Schemas, op Operation) *Schema {
 	p := s.of(op.Request, true)
 	if p.Ref == "" {
-		id := operationID(op.Paths[0])
-		p = s.Add(strings.ToUpper(id[:1])+id[1:]+"Request", p)
+		name := operationID(op.Paths[0])
+		for f := range op.Request.Fields() {
+			if f.Anonymous {
+				name = strings.TrimSuffix(f.Type.Name(), "Options")
+			}
+		}
+		p = s.Add(strings.ToUpper(name[:1])+name[1:]+"Request", p)
 	}
 	return requireURL(s, p)
 }

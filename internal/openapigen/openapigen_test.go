@@ -32,7 +32,7 @@ func TestConstrain(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.tag, err)
 		}
-		p, err := constrain(c.schema, &con)
+		p, err := (&Schemas{}).constrain(c.schema, &con)
 		if err != nil {
 			t.Fatalf("%s: %v", c.tag, err)
 		}

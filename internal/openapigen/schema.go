@@ -276,7 +276,7 @@ func (s *Schemas) member(f reflect.StructField, name string, request bool, pkg, 
 	if p.Ref != "" && (c.Default != "" || len(c.Enum) > 0 || c.Min != nil || c.Max != nil) {
 		return nil, fmt.Errorf("api tag on a member whose schema is a component")
 	}
-	if p, err = constrain(p, &c); err != nil {
+	if p, err = s.constrain(p, &c); err != nil {
 		return nil, err
 	}
 	if (request && name != "url") || (!request && f.Type.Kind() == reflect.Pointer) {

@@ -2,6 +2,7 @@ package openapigen
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/sitediag/sitediag/internal/apitag"
 )
@@ -11,7 +12,7 @@ import (
 // Enums and bounds constrain an array's items. A number option whose
 // range or enum leaves 0 out takes 0 as its default, as when absent: that
 // is a second alternative, {"const": 0}.
-func constrain(p *Schema, c *apitag.Field) (*Schema, error) {
+func (s *Schemas) constrain(p *Schema, c *apitag.Field) (*Schema, error) {
 	if p.Type == nil && p.Ref == "" && len(p.AnyOf) > 0 {
 		// A type with alternative forms (one item or a list of them):
 		// each is constrained.
@@ -19,7 +20,7 @@ func constrain(p *Schema, c *apitag.Field) (*Schema, error) {
 		each.Default = ""
 		for i, alt := range p.AnyOf {
 			var err error
-			if p.AnyOf[i], err = constrain(alt, &each); err != nil {
+			if p.AnyOf[i], err = s.constrain(alt, &each); err != nil {
 				return nil, err
 			}
 		}
@@ -28,6 +29,14 @@ func constrain(p *Schema, c *apitag.Field) (*Schema, error) {
 	target := p
 	if target.Items != nil {
 		target = target.Items
+	}
+	if target.Ref != "" && (c.Enum != nil || c.Min != nil || c.Max != nil) {
+		// Items that are a component (one a custom form shares between
+		// its alternatives): the enum is the component's, once.
+		target = s.components[strings.TrimPrefix(target.Ref, "#/components/schemas/")]
+		if target.Enum != nil {
+			c = &apitag.Field{Min: c.Min, Max: c.Max, MaxItems: c.MaxItems, Default: c.Default}
+		}
 	}
 	for _, v := range c.Enum {
 		e, err := typedValue(target, v)
