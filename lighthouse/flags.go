@@ -77,7 +77,8 @@ type Flags struct {
 func ParseFlags(params []string, maxWait time.Duration) (*Flags, error) {
 	f := &Flags{API: map[string]any{}}
 	for _, p := range params {
-		name, value, hasValue := strings.Cut(strings.TrimSpace(p), "=")
+		p = strings.TrimSpace(p)
+		name, value, hasValue := strings.Cut(p, "=")
 		if !strings.HasPrefix(name, "--") {
 			return nil, &FlagError{p, "is not a flag (--name=value)"}
 		}
