@@ -25,7 +25,7 @@ func (h *Handler) lighthouse(ctx context.Context, req *lighthouseRequest, test t
 	if err != nil {
 		return nil, err
 	}
-	html, err := h.storeArtifact(ctx, "html", bytes.NewReader(res.HTMLReport))
+	html, err := h.storeArtifact(ctx, lighthouseReportExt, bytes.NewReader(res.HTMLReport))
 	if err != nil {
 		return nil, err
 	}
