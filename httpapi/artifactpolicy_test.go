@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -126,4 +127,83 @@ func TestContentArtifactReachesNothing(t *testing.T) {
 	if hits, conns := c.seen(); len(hits)+conns > 0 {
 		t.Errorf("opening the artifact reached the viewer's loopback: %d requests %v, %d connections", len(hits), hits, conns)
 	}
+}
+
+// Lighthouse's HTML report, opened in Chromium from its artifact link,
+// renders: its own scripts run (and only they are allowed), and the
+// category gauges show the scores the API answered (#30: it showed only
+// "Lighthouse report requires JavaScript").
+func TestLighthouseReportRenders(t *testing.T) {
+	needLighthouse(t)
+	api := lighthouseAPI(t)
+	site := lighthouseSite(t, api)
+	resp := api.Post(t, "/lighthouse", map[string]any{"url": site + "/", "parameters": []string{"--only-categories=seo,accessibility"}})
+	meta, data := resp.WantSuccess(t)
+	link, _ := data.(string)
+	scores, _ := meta["scores"].(map[string]any)
+	want := map[string]string{}
+	for id, name := range map[string]string{"seo": "seo", "accessibility": "accessibility"} {
+		score, ok := scores[name].(float64)
+		if !ok {
+			t.Fatalf("no %s score in %v", name, scores)
+		}
+		want[id] = fmt.Sprint(score)
+	}
+	header := fetchArtifactHeader(t, link)
+	if csp := header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'sha256-") || strings.Contains(csp, "unsafe-inline' 'sha") ||
+		strings.Contains(csp, "'unsafe-eval'") || strings.Contains(csp, "script-src *") {
+		t.Errorf("report policy %q does not allow exactly its scripts by hash", csp)
+	}
+
+	driver, err := browser.New(browser.Config{Network: guardnet.Network(guardtest.New(t)), JobTimeout: 120 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer driver.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	defer cancel()
+	err = driver.Do(ctx, browser.JobOptions{Width: 1280, Height: 900}, func(ctx context.Context, j *browser.Job) error {
+		if _, err := j.Load(ctx, link, browser.LoadOptions{}); err != nil {
+			return err
+		}
+		if ok, err := j.WaitFor(ctx, ".lh-category .lh-gauge__percentage", 30*time.Second); err != nil || !ok {
+			return fmt.Errorf("no score gauge appeared (%v)", err)
+		}
+		out, err := j.Eval(ctx, `() => JSON.stringify(Object.fromEntries([...document.querySelectorAll('.lh-category')].map(c => {
+			const g = c.querySelector('.lh-gauge__percentage'), r = g.getBoundingClientRect();
+			return [c.closest('[id]') ? c.closest('[id]').id : '', r.width > 0 && r.height > 0 && getComputedStyle(g).visibility === 'visible' ? g.textContent.trim() : 'hidden'];
+		})))`)
+		if err != nil {
+			return err
+		}
+		var s string
+		json.Unmarshal(out, &s)
+		var got map[string]string
+		json.Unmarshal([]byte(s), &got)
+		for id, score := range want {
+			if got[id] != score {
+				t.Errorf("the report shows %s as %q, want %s visible (gauges: %v)", id, got[id], score, got)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fetchArtifactHeader GETs an artifact link and returns the response's
+// header.
+func fetchArtifactHeader(t *testing.T, link string) http.Header {
+	t.Helper()
+	resp, err := http.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s", link, resp.Status)
+	}
+	return resp.Header
 }
