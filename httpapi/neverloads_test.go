@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -69,5 +70,39 @@ func TestPageContentOnAPageThatNeverLoads(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A page of 100,000 elements and no script keeps Chromium busy laying it
+// out, not running scripts: it is not reported as "its scripts kept it
+// busy" (#30), while a page whose script never yields still is
+// (TestBrowserOperationsOnABusyPage).
+func TestLargeScriptlessPageIsNotScriptBusy(t *testing.T) {
+	needChromium(t)
+	api := apitest.New(t, apitest.Options{})
+	var page strings.Builder
+	page.WriteString(`<!doctype html><html><head><title>Large</title><style>td { border: 1px solid #999 } .c:nth-child(odd) { color: #036 }</style></head><body><h1>Large</h1><table>`)
+	for i := range 10_000 {
+		fmt.Fprintf(&page, `<tr><td class="c">%d</td><td class="c">a</td><td class="c">b</td><td class="c">c</td><td class="c">d</td><td class="c">e</td><td class="c">f</td><td class="c">g</td><td class="c">h</td></tr>`, i)
+	}
+	page.WriteString(`</table></body></html>`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, page.String())
+	}))
+	t.Cleanup(srv.Close)
+	target := srv.URL + "/"
+	api.Post(t, "/screenshot", map[string]any{"url": target, "timeout": 60})
+	for _, path := range []string{"/metascraping", "/screenshot"} {
+		t.Run(path, func(t *testing.T) {
+			resp := api.Post(t, path, map[string]any{"url": target, "timeout": 30})
+			meta, _ := resp.WantSuccess(t)
+			if meta["scriptsStopped"] != false {
+				t.Errorf("scriptsStopped %v, want false: the page has no script", meta["scriptsStopped"])
+			}
+			if msg, _ := resp.Envelope["message"].(string); strings.Contains(msg, "scripts") {
+				t.Errorf("message %q blames the page's scripts; it has none", msg)
+			}
+		})
 	}
 }
