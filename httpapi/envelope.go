@@ -1,9 +1,9 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/json"
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
