@@ -3,6 +3,9 @@
 // "#rrggbb"; areas are in CSS pixels of the first 3000 px of the page.
 () => {
   const maxY = 3000
+  // A page whose parsing stopped in its head (a script that never came)
+  // has no body yet: its root element stands in.
+  const pageBody = document.body || document.documentElement
   const hex = (c) => {
     const m = /rgba?\(\s*(\d+)[,\s]+(\d+)[,\s]+(\d+)(?:[,\s/]+([\d.]+))?/.exec(c || '')
     if (!m) return ''
@@ -34,17 +37,17 @@
   // children with a background), text colours by the text's box area.
   const paint = {}
   const add = (c, a) => { if (c && a > 0) paint[c] = (paint[c] || 0) + a }
-  const pageBg = hex(getComputedStyle(document.body).backgroundColor) || hex(getComputedStyle(document.documentElement).backgroundColor) || '#ffffff'
+  const pageBg = hex(getComputedStyle(pageBody).backgroundColor) || hex(getComputedStyle(document.documentElement).backgroundColor) || '#ffffff'
   add(pageBg, innerWidth * Math.min(maxY, document.documentElement.scrollHeight))
   for (const el of all) {
-    if (!visible(el) || el === document.body) continue
+    if (!visible(el) || el === pageBody) continue
     const s = getComputedStyle(el)
     const bg = hex(s.backgroundColor)
     if (bg) {
       let a = area(el)
       for (const child of el.children) if (hex(getComputedStyle(child).backgroundColor)) a -= area(child)
       add(bg, a)
-      const parentBg = backdrop(el.parentElement || document.body)
+      const parentBg = backdrop(el.parentElement || pageBody)
       add(parentBg, -area(el))
     }
     const hasText = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())
@@ -62,7 +65,7 @@
     }
   }
   const buttons = [...document.querySelectorAll('button, a[class*="btn" i], a[class*="button" i], a[class*="cta" i], input[type=submit], [role=button]')].filter(visible)
-  const filled = buttons.filter((b) => hex(getComputedStyle(b).backgroundColor) && hex(getComputedStyle(b).backgroundColor) !== backdrop(b.parentElement || document.body))
+  const filled = buttons.filter((b) => hex(getComputedStyle(b).backgroundColor) && hex(getComputedStyle(b).backgroundColor) !== backdrop(b.parentElement || pageBody))
   const primaryEl = filled.find((b) => /primary|cta|signup|start|get/i.test(b.className + ' ' + b.textContent)) || filled[0]
   const secondaryEl = buttons.find((b) => b !== primaryEl && (!filled.includes(b) || /secondary|outline|ghost/i.test(b.className)))
   const styleOf = (el) => { if (!el) return null; el.setAttribute('data-sitediag-probe', '1'); const s = style('[data-sitediag-probe]'); el.removeAttribute('data-sitediag-probe'); return s }
@@ -70,7 +73,7 @@
   // Logo candidates in the header or navigation, or linking home.
   const logos = []
   const isLogo = (el) => /logo|brand/i.test([el.id, el.className && el.className.baseVal !== undefined ? el.className.baseVal : el.className, el.getAttribute('alt') || '', el.getAttribute('aria-label') || ''].join(' '))
-  const header = document.querySelector('header, [role=banner], nav, .header, #header') || document.body
+  const header = document.querySelector('header, [role=banner], nav, .header, #header') || pageBody
   for (const el of header.querySelectorAll('img, svg, a, div, span')) {
     if (!visible(el)) continue
     const home = el.closest('a') && /^(\/|\.\/|#?)$|^https?:\/\/[^/]+\/?$/.test(el.closest('a').getAttribute('href') || '')
@@ -108,7 +111,7 @@
   }
 
   const hero = [...document.querySelectorAll('main img, section img, .hero img, header img, img')].filter(visible).find((img) => img.getBoundingClientRect().width >= 400)
-  const body = getComputedStyle(document.body)
+  const body = getComputedStyle(pageBody)
   const plainLink = (a) => visible(a) && !a.querySelector('img, svg') && !/btn|button|cta/i.test(String(a.className))
   const link = ['p a[href]', 'main a[href]', 'article a[href]', 'nav a[href]', 'a[href]']
     .map((sel) => [...document.querySelectorAll(sel)].find(plainLink)).find(Boolean)
