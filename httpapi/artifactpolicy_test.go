@@ -96,17 +96,7 @@ func TestContentArtifactReachesNothing(t *testing.T) {
 		t.Fatalf("the scrape itself reached the canary: %v, %d connections", hits, conns)
 	}
 
-	driver, err := browser.New(browser.Config{Network: guardnet.Network(guardtest.New(t)), JobTimeout: 120 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer driver.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
-	defer cancel()
-	err = driver.Do(ctx, browser.JobOptions{Width: 1024, Height: 768}, func(ctx context.Context, j *browser.Job) error {
-		if _, err := j.Load(ctx, link, browser.LoadOptions{}); err != nil {
-			return err
-		}
+	openInChromium(t, link, func(ctx context.Context, j *browser.Job) error {
 		out, err := j.Eval(ctx, `() => JSON.stringify([location.href, getComputedStyle(document.querySelector('h1')).color,
 			document.getElementById('inline').naturalWidth])`)
 		if err != nil {
@@ -121,9 +111,6 @@ func TestContentArtifactReachesNothing(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if hits, conns := c.seen(); len(hits)+conns > 0 {
 		t.Errorf("opening the artifact reached the viewer's loopback: %d requests %v, %d connections", len(hits), hits, conns)
 	}
@@ -155,17 +142,7 @@ func TestLighthouseReportRenders(t *testing.T) {
 		t.Errorf("report policy %q does not allow exactly its scripts by hash", csp)
 	}
 
-	driver, err := browser.New(browser.Config{Network: guardnet.Network(guardtest.New(t)), JobTimeout: 120 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer driver.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
-	defer cancel()
-	err = driver.Do(ctx, browser.JobOptions{Width: 1280, Height: 900}, func(ctx context.Context, j *browser.Job) error {
-		if _, err := j.Load(ctx, link, browser.LoadOptions{}); err != nil {
-			return err
-		}
+	openInChromium(t, link, func(ctx context.Context, j *browser.Job) error {
 		if ok, err := j.WaitFor(ctx, ".lh-category .lh-gauge__percentage", 30*time.Second); err != nil || !ok {
 			return fmt.Errorf("no score gauge appeared (%v)", err)
 		}
@@ -187,9 +164,6 @@ func TestLighthouseReportRenders(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // fetchArtifactHeader GETs an artifact link and returns the response's
@@ -206,4 +180,27 @@ func fetchArtifactHeader(t *testing.T, link string) http.Header {
 		t.Fatalf("GET %s: %s", link, resp.Status)
 	}
 	return resp.Header
+}
+
+// openInChromium loads link in a Chromium of the test's own, as a person
+// opening the link would (its network allows 127.0.0.1 only), and hands
+// the job to use.
+func openInChromium(t *testing.T, link string, use func(ctx context.Context, j *browser.Job) error) {
+	t.Helper()
+	driver, err := browser.New(browser.Config{Network: guardnet.Network(guardtest.New(t)), JobTimeout: 120 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer driver.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	defer cancel()
+	err = driver.Do(ctx, browser.JobOptions{Width: 1280, Height: 900}, func(ctx context.Context, j *browser.Job) error {
+		if _, err := j.Load(ctx, link, browser.LoadOptions{}); err != nil {
+			return err
+		}
+		return use(ctx, j)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
