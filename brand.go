@@ -2,7 +2,9 @@ package sitediag
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -61,7 +63,9 @@ func (r *BrandResult) DataAge(now time.Time) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
-// Brand reads the identity of the site at rawURL from its page rendered
+// Brand reads the identity of rawURL's domain from the domain's own home
+// page (https://domain/, then http://domain/, then the same on www.;
+// see homePages), whatever path or scheme rawURL has, rendered
 // in Chromium (computed styles with its own colour scheme and with
 // prefers-color-scheme: dark), its HTML, web app manifest and JSON-LD;
 // see brand.Extract and, for the enriched mode, brand.Enrich and
@@ -83,7 +87,8 @@ func (c *Client) Brand(ctx context.Context, rawURL string, opts BrandOptions) (_
 		return nil, err
 	}
 	domain := strings.TrimPrefix(strings.ToLower(p.target.URL.Hostname()), "www.")
-	key := domain + "|" + mode
+	homes, site := homePages(domain, p.target.URL.Port())
+	key := site + "|" + mode
 	if !opts.Refresh.Bool() {
 		if e, err := c.brandCache.Get(ctx, key); err == nil && e != nil {
 			return &BrandResult{Record: e.Record, Domain: domain, Mode: mode, Cached: true, LastUpdated: e.FetchedAt}, nil
@@ -94,7 +99,7 @@ func (c *Client) Brand(ctx context.Context, rawURL string, opts BrandOptions) (_
 		// share it. The client's timeout bounds it.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.Timeout)
 		defer cancel()
-		res, err := c.extractBrand(ctx, p, mode)
+		res, err := c.extractHomeBrand(ctx, p, homes, mode)
 		if err != nil {
 			return nil, err
 		}
@@ -109,6 +114,57 @@ func (c *Client) Brand(ctx context.Context, rawURL string, opts BrandOptions) (_
 	res := *v.(*BrandResult)
 	res.Domain, res.RefreshRequested = domain, opts.Refresh.Bool()
 	return &res, nil
+}
+
+// homePages are the pages a domain's brand record is read from, in
+// order: its home page over HTTPS, then over HTTP, on the apex, then on
+// www. — never the path or scheme the caller sent, so that no caller
+// chooses what becomes everyone's record of the domain. On the default
+// ports (none sent, 80 or 443) the site is the domain; on another port
+// it is domain:port, a site of its own, cached apart from the domain.
+func homePages(domain, port string) (pages []string, site string) {
+	hosts := []string{domain}
+	if net.ParseIP(domain) == nil {
+		hosts = append(hosts, "www."+domain)
+	}
+	site = domain
+	if port != "" && port != "80" && port != "443" {
+		site = net.JoinHostPort(domain, port)
+	}
+	for _, h := range hosts {
+		if site != domain {
+			h = net.JoinHostPort(h, port)
+		} else if strings.Contains(h, ":") {
+			h = "[" + h + "]"
+		}
+		pages = append(pages, "https://"+h+"/", "http://"+h+"/")
+	}
+	return pages, site
+}
+
+// extractHomeBrand extracts the record from the first of homes that
+// loads: a page that cannot be reached (no address, no connection, a
+// failed TLS handshake) moves on to the next, anything else is the
+// outcome. When none loads, the first one's error is returned.
+func (c *Client) extractHomeBrand(ctx context.Context, p *page, homes []string, mode string) (*BrandResult, error) {
+	var first error
+	for _, home := range homes {
+		t, err := parseURL(home)
+		if err != nil {
+			return nil, err
+		}
+		hp := *p
+		hp.target = t
+		res, err := c.extractBrand(ctx, &hp, mode)
+		var e *Error
+		if err == nil || !errors.As(err, &e) || e.Code != CodeUnableToConnect || ctx.Err() != nil {
+			return res, err
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return nil, first
 }
 
 // extractBrand renders the page and builds the record.

@@ -79,7 +79,7 @@ func (c *Client) fetchDocument(ctx context.Context, p *page, o docOptions, faile
 		case errors.As(err, &sel):
 			return nil, InvalidParameter("waitFor", "is not a valid CSS selector")
 		case errors.Is(err, browser.ErrTooLarge):
-			return nil, NewError(failed, err, "the page's document is larger than %d bytes", MaxDocumentBytes)
+			return nil, tooLarge(failed, err)
 		}
 		return nil, mapBrowserError(err, failed)
 	}
@@ -111,6 +111,11 @@ func (c *Client) fetchStatic(ctx context.Context, p *page, failed Code) (*docume
 	if err != nil {
 		return nil, mapHTTPError(err, failed)
 	}
+	if page.Truncated {
+		// A truncated page is not the page: what its end holds (the
+		// rest of its links, its JSON-LD) would be missing unsaid.
+		return nil, tooLarge(failed, nil)
+	}
 	ct := page.Header.Get("Content-Type")
 	if !isText(ct) {
 		return nil, NewError(failed, nil, "the page is not an HTML document (%s)", ct)
@@ -120,6 +125,12 @@ func (c *Client) fetchStatic(ctx context.Context, p *page, failed Code) (*docume
 		return nil, NewError(failed, err, "the page could not be parsed")
 	}
 	return &document{doc: doc, visit: PageVisit{URL: p.target.URL.String(), RedirectedURL: page.URL.String()}}, nil
+}
+
+// tooLarge is the content operations' failure for a page past
+// MaxDocumentBytes.
+func tooLarge(failed Code, err error) *Error {
+	return NewError(failed, err, "the page's document is larger than %d bytes", MaxDocumentBytes)
 }
 
 // isText reports whether a Content-Type is HTML or text (a missing one

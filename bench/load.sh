@@ -8,6 +8,15 @@
 # every 503 with Retry-After, memory back within 10 % of the baseline.
 #
 #   bench/load.sh [duration] [up] [screenshot] [tlsscan]     (default 60s 32 8 4)
+#
+# The soak: every operation of the API (the five page-content ones and
+# Lighthouse included) at a modest rate for 30 minutes, on a server that
+# bench/loadbench starts with a Redis and a DNS server of its own;
+# Chromium is killed and Redis restarted half-way. Prints the server's
+# RSS and goroutines every minute, per-operation p50/p99, the 5xx by
+# cause, and the processes and temporary folders left at the end.
+#
+#   bench/load.sh soak [duration] [rate]                      (default 30m 1)
 set -euo pipefail
 . "$(dirname "$0")/common.bash"
 [ -n "${SITEDIAG_CHROME_PATH:-}" ] || need chromium chromium
@@ -26,6 +35,13 @@ trap cleanup EXIT
 
 go build -o "$work/server" ./examples/server
 go build -o "$work/loadbench" ./bench/loadbench
+
+if [ "${1:-}" = soak ]; then
+  need redis-server redis-server
+  "$work/loadbench" -soak "$work/server" -chrome "$chrome" -redis-server "$(command -v redis-server)" \
+    -duration "${2:-30m}" -rate "${3:-1}"
+  exit
+fi
 
 env SITEDIAG_API_KEYS=bench SITEDIAG_RATE_LIMIT=0 SITEDIAG_ALLOW_NETWORKS=127.0.0.1/32 \
   SITEDIAG_METRICS_ADDR=127.0.0.1:0 SITEDIAG_CHROME_PATH="$chrome" \

@@ -3,6 +3,9 @@
 // "#rrggbb"; areas are in CSS pixels of the first 3000 px of the page.
 () => {
   const maxY = 3000
+  // A page whose parsing stopped in its head (a script that never came)
+  // has no body yet: its root element stands in.
+  const pageBody = document.body || document.documentElement
   const hex = (c) => {
     const m = /rgba?\(\s*(\d+)[,\s]+(\d+)[,\s]+(\d+)(?:[,\s/]+([\d.]+))?/.exec(c || '')
     if (!m) return ''
@@ -65,17 +68,17 @@
   // children with a background), text colours by the text's box area.
   const paint = {}
   const add = (c, a) => { if (c && a > 0) paint[c] = (paint[c] || 0) + a }
-  const pageBg = hex(getComputedStyle(document.body).backgroundColor) || hex(getComputedStyle(document.documentElement).backgroundColor) || '#ffffff'
+  const pageBg = hex(getComputedStyle(pageBody).backgroundColor) || hex(getComputedStyle(document.documentElement).backgroundColor) || '#ffffff'
   add(pageBg, innerWidth * Math.min(maxY, document.documentElement.scrollHeight))
   for (const el of all) {
-    if (!visible(el) || el === document.body) continue
+    if (!visible(el) || el === pageBody) continue
     const s = getComputedStyle(el)
     const bg = hex(s.backgroundColor)
     if (bg) {
       let a = area(el)
       for (const child of el.children) if (hex(getComputedStyle(child).backgroundColor)) a -= area(child)
       add(bg, a)
-      const parentBg = backdrop(el.parentElement || document.body)
+      const parentBg = backdrop(el.parentElement || pageBody)
       add(parentBg, -area(el))
     }
     const hasText = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())
@@ -98,7 +101,7 @@
   // not the browser's default for its tag (an unstyled button's grey).
   const filled = buttons.filter((b) => {
     const bg = hex(getComputedStyle(b).backgroundColor)
-    return bg && bg !== backdrop(b.parentElement || document.body) && bg !== uaStyle(b).background
+    return bg && bg !== backdrop(b.parentElement || pageBody) && bg !== uaStyle(b).background
   })
   const primaryEl = filled.find((b) => /primary|cta|signup|start|get/i.test(b.className + ' ' + b.textContent)) || filled[0]
   const secondaryEl = buttons.find((b) => b !== primaryEl && (!filled.includes(b) || /secondary|outline|ghost/i.test(b.className)))
@@ -107,7 +110,7 @@
   // Logo candidates in the header or navigation, or linking home.
   const logos = []
   const isLogo = (el) => /logo|brand/i.test([el.id, el.className && el.className.baseVal !== undefined ? el.className.baseVal : el.className, el.getAttribute('alt') || '', el.getAttribute('aria-label') || ''].join(' '))
-  const header = document.querySelector('header, [role=banner], nav, .header, #header') || document.body
+  const header = document.querySelector('header, [role=banner], nav, .header, #header') || pageBody
   for (const el of header.querySelectorAll('img, svg, a, div, span')) {
     if (!visible(el)) continue
     const home = el.closest('a') && /^(\/|\.\/|#?)$|^https?:\/\/[^/]+\/?$/.test(el.closest('a').getAttribute('href') || '')
@@ -145,7 +148,7 @@
   }
 
   const hero = [...document.querySelectorAll('main img, section img, .hero img, header img, img')].filter(visible).find((img) => img.getBoundingClientRect().width >= 400)
-  const body = getComputedStyle(document.body)
+  const body = getComputedStyle(pageBody)
   const plainLink = (a) => visible(a) && !a.querySelector('img, svg') && !/btn|button|cta/i.test(String(a.className))
   const link = ['p a[href]', 'main a[href]', 'article a[href]', 'nav a[href]', 'a[href]']
     .map((sel) => [...document.querySelectorAll(sel)].find(plainLink)).find(Boolean)
@@ -159,7 +162,7 @@
   const byFamily = {}
   const shown = new Map()
   const isShown = (el) => { if (!shown.has(el)) shown.set(el, visible(el)); return shown.get(el) }
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT)
+  const walker = document.createTreeWalker(pageBody, NodeFilter.SHOW_TEXT)
   for (let n = walker.nextNode(), seen = 0; n && seen < 20000; n = walker.nextNode()) {
     const el = n.parentElement
     const chars = n.textContent.replace(/\s+/g, '').length
@@ -177,7 +180,7 @@
   const bodyFamily = Object.keys(byFamily).reduce((a, b) => (!a || byFamily[b].chars > byFamily[a].chars ? b : a), '')
   const bodyFont = bodyFamily
     ? { family: bodyFamily, size: most(byFamily[bodyFamily].sizes), uaFamily: most(byFamily[bodyFamily].ua) }
-    : { family: body.fontFamily, size: body.fontSize, uaFamily: uaStyle(document.body).fontFamily }
+    : { family: body.fontFamily, size: body.fontSize, uaFamily: uaStyle(pageBody).fontFamily }
   const result = {
     pageBackground: pageBg,
     browserLink,

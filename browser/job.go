@@ -25,7 +25,17 @@ const (
 	// the wait for the load has ended, before its scripts count as
 	// keeping it busy.
 	busyProbe = time.Second
+	// scriptCheckWait is how long the page has, once its scripts are
+	// stopped, to answer whether it has any: a main thread still busy
+	// then was not busy with scripts.
+	scriptCheckWait = 5 * time.Second
 )
+
+// hasScriptsJS says whether the document can run script: a script
+// element, an inline event handler, or a frame (whose scripts share the
+// main thread).
+const hasScriptsJS = `() => document.scripts.length > 0 || document.querySelector('iframe, frame, object, embed') !== null ||
+	document.evaluate('count(//@*[starts-with(name(), "on")])', document, null, XPathResult.NUMBER_TYPE, null).numberValue > 0`
 
 // JobOptions shape a job's browser context and page. The zero value is a
 // desktop page with the page's own colour scheme, direct connections and
@@ -613,7 +623,10 @@ func (j *Job) settle(ctx context.Context) bool {
 // stopBusyScripts checks whether the page's scripts keep its main thread
 // busy: it does not answer a trivial evaluation within busyProbe. If so,
 // it disables the page's scripts and terminates the one running, so the
-// page can be read and captured as it is, and reports true.
+// page can be read and captured as it is, and reports true — unless the
+// page has no script at all (a large document still being laid out), or
+// its main thread stays busy with scripts stopped: then the scripts
+// were not what kept it busy.
 func (j *Job) stopBusyScripts(ctx context.Context) (bool, error) {
 	probe, cancel := context.WithTimeout(ctx, busyProbe)
 	_, err := proto.RuntimeEvaluate{Expression: "0"}.Call(j.page.Context(probe))
@@ -629,7 +642,16 @@ func (j *Job) stopBusyScripts(ctx context.Context) (bool, error) {
 	if err := (proto.RuntimeTerminateExecution{}).Call(page); err != nil {
 		return false, j.fail(ctx, "stopping the page's scripts", err)
 	}
-	return true, nil
+	check, cancel := context.WithTimeout(ctx, scriptCheckWait)
+	defer cancel()
+	res, err := j.page.Context(check).Eval(hasScriptsJS)
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, j.fail(ctx, "checking the page's scripts", ctx.Err())
+		}
+		return false, nil // still busy with its scripts stopped: not theirs
+	}
+	return res.Value.Bool(), nil
 }
 
 // navigationFailed builds the error of a navigation Chromium gave up on,

@@ -327,8 +327,24 @@ func (p *Process) stop(grace time.Duration) {
 			p.killUnheard()
 		}
 		sweep(p.marker)
+		removeSingletonDir(filepath.Join(p.dir, "profile"))
 		os.RemoveAll(p.dir)
 	})
+}
+
+// removeSingletonDir removes the folder Chromium makes in TMPDIR for its
+// singleton socket (org.chromium.Chromium.*), which the profile's
+// SingletonSocket link points into: a browser that is killed, as stop
+// does, cannot remove it itself.
+func removeSingletonDir(profile string) {
+	target, err := os.Readlink(filepath.Join(profile, "SingletonSocket"))
+	if err != nil {
+		return
+	}
+	dir := filepath.Dir(target)
+	if filepath.Dir(dir) == filepath.Clean(os.TempDir()) && strings.HasPrefix(filepath.Base(dir), "org.chromium.Chromium.") {
+		os.RemoveAll(dir)
+	}
 }
 
 // unheardWait bounds the wait for a dead leakless guard's last report.

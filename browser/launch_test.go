@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -63,5 +66,41 @@ func TestLockPortTakesAFreedPort(t *testing.T) {
 	if ln, err := net.Listen("tcp", (&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port}).String()); err == nil {
 		ln.Close()
 		t.Fatal("the lock's port could be listened on while the lock was held")
+	}
+}
+
+// A browser that ends, closed or killed, leaves nothing in TMPDIR:
+// Chromium's own temporary folders (its singleton socket's,
+// org.chromium.Chromium.*) are made inside the launch's folder, which
+// goes with it. #30's soak found one left per browser.
+func TestLaunchLeavesNothingInTMPDIR(t *testing.T) {
+	needChromium(t)
+	path, err := Find(os.Getenv("SITEDIAG_CHROME_PATH"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	for _, kill := range []bool{false, true} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		p, err := Launch(ctx, LaunchOptions{Path: path, ProxyURL: "http://127.0.0.1:9"})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kill { // as a crash, or an operator's kill -9, would end it
+			syscall.Kill(p.PID(), syscall.SIGKILL)
+			<-p.Exited()
+		}
+		p.Close()
+	}
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "leakless-") { // leakless's binary, extracted once per machine
+			t.Errorf("left in TMPDIR: %s", e.Name())
+		}
 	}
 }

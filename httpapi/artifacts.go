@@ -238,11 +238,23 @@ func (h *Handler) artifact(w http.ResponseWriter, r *http.Request, ps httprouter
 		return
 	}
 	defer f.Close()
-	if ct := mime.TypeByExtension(filepath.Ext(name)); ct != "" {
+	policy := contentPolicy
+	ct := mime.TypeByExtension(filepath.Ext(name))
+	if filepath.Ext(name) == "."+lighthouseReportExt {
+		ct = "text/html; charset=utf-8"
+		if policy, err = lighthouseReportPolicy(f); err == nil {
+			_, err = f.Seek(0, io.SeekStart)
+		}
+		if err != nil {
+			h.writeError(w, r, sitediag.NewError(sitediag.CodeInternal, err, "the artifact could not be read"))
+			return
+		}
+	}
+	if ct != "" {
 		w.Header().Set("Content-Type", ct)
 	}
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Header().Set("Content-Security-Policy", "sandbox")
+	w.Header().Set("Content-Security-Policy", policy)
 	http.ServeContent(w, r, name, modTime, f)
 }
 

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -81,6 +82,15 @@ func (h *Handler) writeSuccess(w http.ResponseWriter, r *http.Request, resp *res
 // shows its code and details; anything else is a 500 whose text stays in
 // the log.
 func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(context.Cause(r.Context()), context.Canceled) {
+		// The client went away: whatever the operation made of that is
+		// not our failure, and nobody reads the answer. The log and the
+		// metrics say 499, as proxies do.
+		requestInfoOf(r.Context()).code = clientClosedRequest
+		h.log.Info("client closed the request", "id", requestID(r.Context()), "err", err)
+		w.WriteHeader(statusClientClosedRequest)
+		return
+	}
 	var e *sitediag.Error
 	if !errors.As(err, &e) {
 		e = sitediag.NewError(sitediag.CodeInternal, err, "internal error")
@@ -106,6 +116,14 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		Details:   e.Details,
 	})
 }
+
+// statusClientClosedRequest and clientClosedRequest are the status and
+// code a request whose client went away is logged and counted with
+// (nginx's 499); they are never sent, as nobody is there to read them.
+const (
+	statusClientClosedRequest = 499
+	clientClosedRequest       = "CLIENT_CLOSED_REQUEST"
+)
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	body, err := json.Marshal(v)

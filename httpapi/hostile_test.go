@@ -65,6 +65,16 @@ func TestHostileTargets(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html")
 		w.Write(bomb)
 	})
+	mux.HandleFunc("/large", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<!doctype html><title>Large</title><body>")
+		chunk := bytes.Repeat([]byte("<p>large</p>\n"), 1<<16)
+		for range 50 << 20 / len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
 	mux.HandleFunc("/headers", func(w http.ResponseWriter, _ *http.Request) {
 		for i := range 1000 {
 			w.Header().Set(fmt.Sprintf("X-Filler-%d", i), strings.Repeat("h", 1000))
@@ -99,7 +109,12 @@ func TestHostileTargets(t *testing.T) {
 	}{
 		{"endless body, /loadtime reads to the 10 MiB cap", "/loadtime", "/endless", 200, "", 20 * time.Second},
 		{"endless body, /up needs the head only", "/up", "/endless", 200, "", 5 * time.Second},
-		{"gzip bomb, /metascraping without JS", "/metascraping", "/bomb", 422, sitediag.CodeNoMetadata, 20 * time.Second},
+		// Past MaxDocumentBytes a page without JS fails, as documented,
+		// rather than being processed truncated (#30).
+		{"gzip bomb, /metascraping without JS", "/metascraping", "/bomb", 500, sitediag.CodeCrawlFailed, 20 * time.Second},
+		{"endless body, /metascraping without JS", "/metascraping", "/endless", 500, sitediag.CodeCrawlFailed, 20 * time.Second},
+		{"50 MB page, /web-scraping without JS", "/web-scraping", "/large", 500, sitediag.CodeCrawlFailed, 20 * time.Second},
+		{"gzip bomb, /web-scraping without JS", "/web-scraping", "/bomb", 500, sitediag.CodeCrawlFailed, 20 * time.Second},
 		{"1 MB of headers", "/httpheader", "/headers", 422, sitediag.CodeUnableToConnect, 5 * time.Second},
 		{"1000-hop redirect chain", "/redirectcheck", "/hop/0", 429, sitediag.CodeTooManyRedirects, 5 * time.Second},
 		{"100 000 links", "/brokenlink", "/manylinks", 200, "", 30 * time.Second},
@@ -107,7 +122,7 @@ func TestHostileTargets(t *testing.T) {
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
 			body := map[string]any{"url": site.URL + row.target}
-			if row.path == "/metascraping" {
+			if row.path == "/metascraping" || row.path == "/web-scraping" {
 				body["renderJS"] = false
 			}
 			start := time.Now()

@@ -317,7 +317,7 @@ type lighthouseMeta struct {
 }
 
 func (h *Handler) lighthouse(ctx context.Context, res *sitediag.LighthouseResult, test testRecord) (*response, error) {
-	html, err := h.storeArtifact(ctx, "html", bytes.NewReader(res.HTMLReport))
+	html, err := h.storeArtifact(ctx, lighthouseReportExt, bytes.NewReader(res.HTMLReport))
 	if err != nil {
 		return nil, err
 	}

@@ -2,9 +2,12 @@ package lighthouse
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // FlagError names a parameter that is not an allowed audit flag, or
@@ -74,9 +77,13 @@ type Flags struct {
 func ParseFlags(params []string, maxWait time.Duration) (*Flags, error) {
 	f := &Flags{API: map[string]any{}}
 	for _, p := range params {
-		name, value, hasValue := strings.Cut(strings.TrimSpace(p), "=")
+		p = strings.TrimSpace(p)
+		name, value, hasValue := strings.Cut(p, "=")
 		if !strings.HasPrefix(name, "--") {
 			return nil, &FlagError{p, "is not a flag (--name=value)"}
+		}
+		if !printable(value) {
+			return nil, &FlagError{name, "must be UTF-8 text without control characters"}
 		}
 		if kind, ok := nested[name[2:]]; ok {
 			if err := setNested(f.API, name[2:], kind, value, hasValue); err != nil {
@@ -104,14 +111,17 @@ func ParseFlags(params []string, maxWait time.Duration) (*Flags, error) {
 			if values, ok := enums[name]; ok && !contains(values, value) {
 				return nil, &FlagError{name, "must be one of " + strings.Join(values, ", ")}
 			}
+			if name == "--locale" && !isLanguageTag(value) {
+				return nil, &FlagError{name, "must be a BCP 47 language tag (en, de, pt-BR, es-419)"}
+			}
 			if name == "--preset" {
 				f.Preset = value
 				continue
 			}
 			f.API[a.name] = value
 		case numberFlag:
-			ms, err := strconv.ParseFloat(value, 64)
-			if err != nil || ms <= 0 || time.Duration(ms)*time.Millisecond > maxWait {
+			ms, err := parseFinite(value)
+			if err != nil || ms <= 0 || ms > float64(maxWait.Milliseconds()) {
 				return nil, &FlagError{name, fmt.Sprintf("must be a number of milliseconds up to %d", maxWait.Milliseconds())}
 			}
 			f.API[a.name] = ms
@@ -139,13 +149,65 @@ func setNested(api map[string]any, key string, kind flagKind, value string, hasV
 			return fmt.Errorf("must be true or false")
 		}
 	case numberFlag:
-		n, err := strconv.ParseFloat(value, 64)
+		n, err := parseFinite(value)
 		if !hasValue || err != nil || n < 0 || n > 100000 {
 			return fmt.Errorf("must be a number from 0 to 100000")
 		}
 		obj[child] = n
 	}
 	return nil
+}
+
+// parseFinite reads a number, refusing NaN and the infinities, which
+// no range check catches and JSON cannot carry.
+func parseFinite(s string) (float64, error) {
+	n, err := strconv.ParseFloat(s, 64)
+	if err == nil && (math.IsNaN(n) || math.IsInf(n, 0)) {
+		return 0, fmt.Errorf("%q is not a finite number", s)
+	}
+	return n, err
+}
+
+// printable reports whether s is UTF-8 without control characters
+// (CR, LF, NUL, DEL, C1): what becomes a header value, a URL pattern or
+// a file name in Lighthouse must not carry them.
+func printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// isLanguageTag reports whether s has the syntax of a BCP 47 language
+// tag: a 2–3 letter language, then subtags of 1–8 letters or digits
+// joined by hyphens. No slash, dot or other path character passes.
+func isLanguageTag(s string) bool {
+	subtags := strings.Split(s, "-")
+	if len(s) > 35 || len(subtags[0]) < 2 || len(subtags[0]) > 3 || !allOf(subtags[0], isASCIILetter) {
+		return false
+	}
+	for _, sub := range subtags[1:] {
+		if len(sub) < 1 || len(sub) > 8 || !allOf(sub, func(r rune) bool { return isASCIILetter(r) || '0' <= r && r <= '9' }) {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCIILetter(r rune) bool { return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' }
+
+func allOf(s string, ok func(rune) bool) bool {
+	for _, r := range s {
+		if !ok(r) {
+			return false
+		}
+	}
+	return true
 }
 
 func contains(list []string, v string) bool {

@@ -66,7 +66,15 @@ func main() {
 	upWorkers := flag.Int("up", 32, "concurrent /up callers")
 	shotWorkers := flag.Int("screenshot", 8, "concurrent /screenshot callers")
 	tlsWorkers := flag.Int("tlsscan", 4, "concurrent /tlsscan callers")
+	soakServer := flag.String("soak", "", "the example server's binary: start it and soak every operation (see soak)")
+	chrome := flag.String("chrome", "chromium", "the Chromium binary the soaked server uses")
+	redis := flag.String("redis-server", "redis-server", "the redis-server binary the soak runs")
+	rate := flag.Float64("rate", 1, "multiplies the soak's call rates")
 	flag.Parse()
+	if *soakServer != "" {
+		soak(soakConfig{server: *soakServer, chrome: *chrome, redis: *redis, duration: *duration, rate: *rate})
+		return
+	}
 	if *api == "" || *pid == 0 || *metrics == "" {
 		log.Fatal("loadbench: -api, -pid and -metrics are required")
 	}
@@ -169,6 +177,7 @@ type operation struct {
 	latencies    []time.Duration
 	counts       map[string]int // "200", "503 BUSY", "error: …"
 	noRetryAfter int
+	details      []string // of the first service-caused 5xx
 }
 
 // outcome is one call's result: the status (0 when the call failed),
@@ -176,6 +185,7 @@ type operation struct {
 type outcome struct {
 	status     int
 	code       string
+	details    string
 	retryAfter bool
 	took       time.Duration
 }
@@ -195,6 +205,9 @@ func (op *operation) record(c outcome) {
 		label += " " + c.code
 	}
 	op.counts[label]++
+	if c.status >= 500 && label != "503 BUSY" && len(op.details) < 5 {
+		op.details = append(op.details, label+": "+c.details)
+	}
 	if c.status == http.StatusServiceUnavailable && !c.retryAfter {
 		op.noRetryAfter++
 	}
@@ -277,6 +290,7 @@ func (s *server) call(op *operation) outcome {
 	defer resp.Body.Close()
 	var env struct {
 		Message string `json:"message"`
+		Details string `json:"details"`
 	}
 	body, err := io.ReadAll(resp.Body)
 	if err == nil {
@@ -284,7 +298,7 @@ func (s *server) call(op *operation) outcome {
 	}
 	c := outcome{status: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After") != "", took: time.Since(start)}
 	if resp.StatusCode != http.StatusOK {
-		c.code = env.Message
+		c.code, c.details = env.Message, env.Details
 	}
 	if err != nil {
 		c.code = "undecodable body"

@@ -163,3 +163,32 @@ func join(a, b net.Conn) {
 	b.Close()
 	<-done
 }
+
+// Listen listens on Addr:port inside the peer's namespace (port 0 picks
+// one) until t ends: a service of that other host, on any port (80 and
+// 443 included) without taking the port on the test's machine.
+func (p *Peer) Listen(t testing.TB, port int) net.Listener {
+	t.Helper()
+	type listening struct {
+		ln  net.Listener
+		err error
+	}
+	ready := make(chan listening, 1)
+	go func() {
+		// The socket is made in the namespace of this thread, which
+		// never leaves the peer's: it ends with the goroutine, locked.
+		runtime.LockOSThread()
+		if err := enter(p.NS); err != nil {
+			ready <- listening{nil, err}
+			return
+		}
+		ln, err := net.Listen("tcp", netip.AddrPortFrom(p.Addr, uint16(port)).String())
+		ready <- listening{ln, err}
+	}()
+	l := <-ready
+	if l.err != nil {
+		t.Fatalf("netnstest: listening in %s: %v", p.NS, l.err)
+	}
+	t.Cleanup(func() { l.ln.Close() })
+	return l.ln
+}

@@ -86,6 +86,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodOptions { // CORS preflights are not operations
 		return
 	}
+	if r.Context().Err() != nil { // the client went away: no answer reached anyone
+		return
+	}
 	if err := h.check(r, body, tee); err != nil {
 		h.t.Errorf("openapicheck: %s %s → %d: %v\nrequest: %.2000s\nresponse: %.2000s", r.Method, r.URL.Path, tee.status, err, body, tee.body.Bytes())
 	}
