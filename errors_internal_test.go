@@ -15,6 +15,7 @@ import (
 	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/net/httpprobe"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // outcome is what a mapper's *Error says, for go-cmp.
@@ -33,8 +34,8 @@ func TestMapHTTPError(t *testing.T) {
 		err  error
 		want outcome
 	}{
-		{"policy", fmt.Errorf("dial: %w", guard.ErrNotAllowed), outcome{CodeTargetNotAllowed, 403, "the target is not allowed"}},
-		{"country proxy", &guard.ProxyError{Proxy: "127.0.0.1:1", Err: syscall.ECONNREFUSED}, outcome{CodeTTFBFailed, 500, "the proxy for this country could not be used"}},
+		{"policy", fmt.Errorf("dial: %w", netx.ErrNotAllowed), outcome{CodeTargetNotAllowed, 403, "the target is not allowed"}},
+		{"country proxy", &netx.ProxyError{Proxy: "127.0.0.1:1", Err: syscall.ECONNREFUSED}, outcome{CodeTTFBFailed, 500, "the proxy for this country could not be used"}},
 		{"redirects", httpprobe.ErrTooManyRedirects, outcome{CodeTooManyRedirects, 429, "more than 10 redirects, or a redirect loop"}},
 		{"deadline", fmt.Errorf("get: %w", context.DeadlineExceeded), outcome{CodeUnableToConnect, 422, "the target did not answer in time"}},
 		{"refused", refused, outcome{CodeUnableToConnect, 422, "https://a.test/: connection refused"}},
@@ -65,7 +66,7 @@ func TestMapBrowserError(t *testing.T) {
 		{"busy", &browser.BusyError{RetryAfter: 3 * time.Second}, outcome{CodeBusy, 503, "every browser slot is busy and the queue is full; try again later"}},
 		{"not installed", fmt.Errorf("start: %w", browser.ErrNotFound), outcome{CodeBrowserUnavailable, 503, "Chromium is not installed on this server"}},
 		{"closed", browser.ErrClosed, outcome{CodeBrowserUnavailable, 503, "the browser could not be started"}},
-		{"policy", &browser.NavigationError{URL: "https://a.test/", Err: browser.ErrNotAllowed}, outcome{CodeTargetNotAllowed, 403, "the target is not allowed"}},
+		{"policy", &browser.NavigationError{URL: "https://a.test/", Err: netx.ErrNotAllowed}, outcome{CodeTargetNotAllowed, 403, "the target is not allowed"}},
 		{"navigation", &browser.NavigationError{URL: "https://a.test/", Reason: "net::ERR_CONNECTION_REFUSED"}, outcome{CodeUnableToConnect, 422, "https://a.test/: connection refused"}},
 		{"no element", browser.ErrNoElement, outcome{CodeInvalidParameters, 400, "selector: matched no visible element on the page (set fallbackToFullPage to capture the full page instead)"}},
 		{"crash", browser.ErrCrashed, outcome{CodeScreenshotFailed, 500, "the browser crashed while rendering the page"}},

@@ -24,6 +24,7 @@ import (
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/procs"
 	"github.com/sitediag/sitediag/internal/testenv"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // needChromium skips (or, in CI, fails) a test when no Chromium is
@@ -248,8 +249,8 @@ func processesOf(p *Process) []int {
 // as the root package passes it.
 type guardNetwork struct{ g *guard.Guard }
 
-func (n guardNetwork) ListenProxy(opts ProxyOptions) (Proxy, error) {
-	p, err := n.g.ListenProxy(guard.ProxyOptions(opts))
+func (n guardNetwork) ListenProxy(opts netx.ProxyOptions) (netx.Proxy, error) {
+	p, err := n.g.ListenProxy(opts)
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/procs"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // instanceOf returns the browser a job runs on.
@@ -243,7 +244,7 @@ func TestBusyWhenTheQueueIsFull(t *testing.T) {
 // remote browser, and returns it with its http://host:port.
 func launchRemote(t *testing.T, e *env) (*Process, string) {
 	t.Helper()
-	deny, err := e.pool.cfg.Network.ListenProxy(ProxyOptions{RefuseAll: true})
+	deny, err := e.pool.cfg.Network.ListenProxy(netx.ProxyOptions{RefuseAll: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag/browser"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 //go:embed worker.mjs
@@ -47,8 +48,8 @@ var ErrUnavailable = errors.New("lighthouse: unavailable")
 type Config struct {
 	// Network gives each audit its filtering proxy, on this host's
 	// loopback: Lighthouse's Chromium runs here and does not answer a
-	// proxy's challenge, so a browser.AuthProxy refuses its requests.
-	Network browser.Network
+	// proxy's challenge, so a netx.AuthProxy refuses its requests.
+	Network netx.Network
 	// ChromePath is the Chromium binary (see browser.Find).
 	ChromePath string
 	// Dir holds node_modules/lighthouse. If empty,

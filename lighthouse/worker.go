@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/sitediag/sitediag/browser"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // maxReply bounds one reply line (two reports of a big page).
@@ -22,7 +23,7 @@ const maxReply = 64 << 20
 
 // worker is a Chromium and a Node process running worker.mjs against it.
 type worker struct {
-	deny    browser.Proxy
+	deny    netx.Proxy
 	chrome  *browser.Process
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
@@ -45,14 +46,14 @@ type reply struct {
 // startWorker starts Chromium and the Node worker, within ctx: the
 // deadline of the audit that needs them (loading Lighthouse takes a few
 // seconds, many more on a loaded machine, so no shorter bound of its own).
-func startWorker(ctx context.Context, network browser.Network, node, chrome, dir string) (_ *worker, err error) {
+func startWorker(ctx context.Context, network netx.Network, node, chrome, dir string) (_ *worker, err error) {
 	w := &worker{replies: make(chan reply, 1), dead: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			w.kill()
 		}
 	}()
-	if w.deny, err = network.ListenProxy(browser.ProxyOptions{RefuseAll: true}); err != nil {
+	if w.deny, err = network.ListenProxy(netx.ProxyOptions{RefuseAll: true}); err != nil {
 		return nil, err
 	}
 	if w.chrome, err = browser.Launch(ctx, browser.LaunchOptions{Path: chrome, ProxyURL: w.deny.URL()}); err != nil {

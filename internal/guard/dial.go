@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag/internal/tracing"
+	"github.com/sitediag/sitediag/net/netx"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -45,7 +46,7 @@ func (g *Guard) Allowed(addr netip.Addr) bool { return g.policy.Allowed(addr) }
 
 // Resolve returns the allowed addresses of host (a name or an IP literal).
 // When the name resolves but no address is allowed, the error is
-// ErrNotAllowed; a name that does not resolve gives a *ResolveError.
+// netx.ErrNotAllowed; a name that does not resolve gives a *ResolveError.
 // A name's resolution is reported to the DNSStart and DNSDone hooks of
 // an httptrace.ClientTrace in ctx, and every resolution is a "resolve"
 // span under the span in ctx (see internal/tracing).
@@ -84,7 +85,7 @@ func answerAttrs(answers []netip.Addr, err error) []attribute.KeyValue {
 		attribute.Int("sitediag.resolve.answers", len(answers)),
 		attribute.StringSlice("sitediag.resolve.addresses", addrs),
 	}
-	if errors.Is(err, ErrNotAllowed) {
+	if errors.Is(err, netx.ErrNotAllowed) {
 		attrs = append(attrs, tracing.KeyRefusalClass.String(Class(answers[0])))
 	}
 	return attrs
@@ -108,7 +109,7 @@ func (g *Guard) resolve(ctx context.Context, host string) (allowed, answers []ne
 	}
 	if len(allowed) == 0 {
 		g.refused.add(answers[0])
-		return nil, answers, ErrNotAllowed
+		return nil, answers, netx.ErrNotAllowed
 	}
 	return allowed, answers, nil
 }
@@ -126,11 +127,15 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (net.C
 	return g.DialAddrs(ctx, network, addrs, port)
 }
 
-// resolveAddress splits host:port and resolves host to allowed addresses.
+// resolveAddress splits host:port and resolves host to allowed
+// addresses. An IP literal is not resolved: the dial checks it.
 func (g *Guard) resolveAddress(ctx context.Context, address string) ([]netip.Addr, uint16, error) {
 	host, port, err := splitHostPort(address)
 	if err != nil {
 		return nil, 0, err
+	}
+	if addr, err := netip.ParseAddr(host); err == nil {
+		return []netip.Addr{addr}, port, nil
 	}
 	addrs, err := g.Resolve(ctx, host)
 	return addrs, port, err
@@ -157,8 +162,8 @@ func (g *Guard) firstConn(ctx context.Context, network string, addrs []netip.Add
 		spanCtx, span := tracing.Start(ctx, tracing.SpanConnect, attribute.String("network.transport", network),
 			attribute.String("network.peer.address", ap.Addr().String()), attribute.Int("network.peer.port", int(port)))
 		if !g.allowed(a) {
-			endConnect(span, ap, ErrNotAllowed)
-			errs = append(errs, ErrNotAllowed)
+			endConnect(span, ap, netx.ErrNotAllowed)
+			errs = append(errs, netx.ErrNotAllowed)
 			continue
 		}
 		conn, err := connect(spanCtx, ap)
@@ -172,7 +177,7 @@ func (g *Guard) firstConn(ctx context.Context, network string, addrs []netip.Add
 		}
 	}
 	if len(errs) == 0 {
-		return nil, ErrNotAllowed
+		return nil, netx.ErrNotAllowed
 	}
 	return nil, errors.Join(errs...)
 }
@@ -180,7 +185,7 @@ func (g *Guard) firstConn(ctx context.Context, network string, addrs []netip.Add
 // endConnect ends the "connect" span of ap with err, naming the class of
 // a refused address.
 func endConnect(span trace.Span, ap netip.AddrPort, err error) {
-	if errors.Is(err, ErrNotAllowed) {
+	if errors.Is(err, netx.ErrNotAllowed) {
 		span.SetAttributes(tracing.KeyRefusalClass.String(Class(ap.Addr())))
 	}
 	tracing.End(span, err)
@@ -191,7 +196,7 @@ func endConnect(span trace.Span, ap netip.AddrPort, err error) {
 func (g *Guard) control(network, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil || !g.allowed(ap.Addr()) {
-		return ErrNotAllowed
+		return netx.ErrNotAllowed
 	}
 	return nil
 }
