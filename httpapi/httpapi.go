@@ -18,6 +18,8 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +28,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/artifact"
+	"github.com/sitediag/sitediag/blobstore"
 )
 
 // maxBodyBytes caps a request body.
@@ -58,10 +62,13 @@ type Options struct {
 	// When it fails, the in-process limiter decides that request: the
 	// handler fails open to per-replica limits, and logs it.
 	RateLimiter RateLimiter
-	// Artifacts stores generated files (screenshots, PDFs, reports). If
-	// nil, a LocalStore shared by every such handler of the process, in
-	// <os.TempDir()>/sitediag/artifacts, keeping them DefaultArtifactTTL.
-	Artifacts ArtifactStore
+	// Artifacts stores generated files (screenshots, PDFs, reports):
+	// blobstore.OpenDir for a directory, blobstore.Open for a bucket. If
+	// nil, the handler opens a directory store of its own in
+	// <os.TempDir()>/sitediag/artifacts, keeping them artifact.DefaultTTL;
+	// when that directory cannot be made, an operation that would hand
+	// out an artifact link fails with INTERNAL_ERROR.
+	Artifacts artifact.Store
 	// PresignArtifacts, when Artifacts can sign URLs (it has a
 	// SignedURL method, as blobstore.Store does), makes artifact links
 	// pre-signed URLs of the bucket, fetched from it directly; GET
@@ -123,7 +130,12 @@ func New(client *sitediag.Client, opts Options) *Handler {
 		h.now = time.Now
 	}
 	if h.opts.Artifacts == nil {
-		h.opts.Artifacts = defaultStore()
+		store, err := blobstore.OpenDir(filepath.Join(os.TempDir(), "sitediag", "artifacts"), blobstore.Options{})
+		if err != nil {
+			h.log.Error("no artifact store", "error", err)
+		} else {
+			h.opts.Artifacts = store
+		}
 	}
 	h.localLimiter = newLocalLimiter(opts.RateLimit)
 	h.limiter = opts.RateLimiter

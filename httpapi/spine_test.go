@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -20,6 +23,7 @@ import (
 	mdns "github.com/miekg/dns"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/blobstore"
 	"github.com/sitediag/sitediag/httpapi"
 	"github.com/sitediag/sitediag/internal/apitest"
 )
@@ -438,7 +442,7 @@ func TestHealth(t *testing.T) {
 }
 
 func TestArtifacts(t *testing.T) {
-	store, err := httpapi.NewLocalStore(t.TempDir(), time.Hour)
+	store, err := blobstore.OpenDir(t.TempDir(), blobstore.Options{TTL: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,10 +466,47 @@ func TestArtifacts(t *testing.T) {
 	for _, bad := range []string{"00000000000000000000000000000000.txt", "..%2f..%2fetc%2fpasswd", "x.txt"} {
 		api.Do(t, "GET", "/artifacts/"+bad, nil, nil).WantError(t, 404, sitediag.CodeNotFound)
 	}
-	if err := store.Sweep(time.Now().Add(2 * time.Hour)); err != nil {
+	if err := store.Sweep(context.Background(), time.Now().Add(2*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	api.Do(t, "GET", "/artifacts/"+name, nil, nil).WantError(t, 404, sitediag.CodeNotFound)
+}
+
+// TestNoArtifactStore: without Options.Artifacts, and with no temporary
+// directory to open one in, nothing is served from /artifacts/ and
+// /health/service says the store is not configured.
+func TestNoArtifactStore(t *testing.T) {
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", notDir)
+	client, err := sitediag.New(sitediag.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	srv := httptest.NewServer(httpapi.New(client, httpapi.Options{APIKeys: []string{"k"}, Logger: slog.New(slog.DiscardHandler)}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/artifacts/" + strings.Repeat("0", 32) + ".png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 404 {
+		t.Errorf("GET /artifacts/ without a store: %d, want 404", resp.StatusCode)
+	}
+	req, _ := http.NewRequest("GET", srv.URL+"/health/service", nil)
+	req.Header.Set("x-api-key", "k")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `"name":"artifactStore","status":"down","message":"not configured"`) {
+		t.Errorf("/health/service without a store: %s", body)
+	}
 }
 
 // TestMountedUnderPrefix: the handler works behind http.StripPrefix.

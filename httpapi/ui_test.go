@@ -26,6 +26,7 @@ import (
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 
+	"github.com/sitediag/sitediag/blobstore"
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/httpapi"
 	"github.com/sitediag/sitediag/internal/apitest"
@@ -125,7 +126,7 @@ func shortCert(t *testing.T, valid time.Duration) tls.Certificate {
 // it.
 func reportServer(t *testing.T, api *apitest.API) *httptest.Server {
 	t.Helper()
-	store, err := httpapi.NewLocalStore(t.TempDir(), 0)
+	store, err := blobstore.OpenDir(t.TempDir(), blobstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
