@@ -36,7 +36,7 @@ func (h *Handler) signer() (urlSigner, bool) {
 // PresignArtifacts the answer is a redirect to a fresh signed URL.
 func (h *Handler) artifact(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 	name := ps.ByName("name")
-	notFound := sitediag.NewError(sitediag.CodeNotFound, nil, "no such artifact")
+	notFound := sitediag.NewError(CodeNotFound, nil, "no such artifact")
 	if h.opts.Artifacts == nil {
 		h.writeError(w, r, notFound)
 		return

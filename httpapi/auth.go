@@ -69,11 +69,11 @@ func (h *Handler) keyed(next httprouter.Handle) httprouter.Handle {
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		id, ok := h.keys.match(r.Header.Get("x-api-key"))
 		if !ok {
-			h.writeError(w, r, sitediag.NewError(sitediag.CodeUnauthorized, nil, "a valid x-api-key header is required"))
+			h.writeError(w, r, sitediag.NewError(CodeUnauthorized, nil, "a valid x-api-key header is required"))
 			return
 		}
 		if d := h.wait(r, id); d > 0 {
-			h.writeError(w, r, sitediag.RetryLater(sitediag.CodeRateLimited, nil, d, "rate limit exceeded for this key"))
+			h.writeError(w, r, sitediag.RetryLater(CodeRateLimited, nil, d, "rate limit exceeded for this key"))
 			return
 		}
 		next(w, r, ps)

@@ -72,15 +72,15 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	if !errors.As(err, &e) {
 		e = sitediag.NewError(sitediag.CodeInternal, err, "internal error")
 	}
-	status := e.Status()
+	status := Status(e.Code)
 	requestInfoOf(r.Context()).code = string(e.Code)
 	if status >= 500 || e.Code == sitediag.CodeTargetNotAllowed {
 		h.log.Warn("operation failed", "id", requestID(r.Context()), "code", e.Code, "err", err)
 	}
 	switch e.Code {
-	case sitediag.CodeUnauthorized:
+	case CodeUnauthorized:
 		w.Header().Set("WWW-Authenticate", `APIKey realm="sitediag", header="x-api-key"`)
-	case sitediag.CodeRateLimited, sitediag.CodeBusy:
+	case CodeRateLimited, sitediag.CodeBusy:
 		if e.RetryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(int((e.RetryAfter+time.Second-1)/time.Second)))
 		}

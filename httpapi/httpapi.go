@@ -153,10 +153,10 @@ func (h *Handler) routes() *httprouter.Router {
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
 	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		h.writeError(w, req, sitediag.NewError(sitediag.CodeNotFound, nil, "no operation at %s", req.URL.Path))
+		h.writeError(w, req, sitediag.NewError(CodeNotFound, nil, "no operation at %s", req.URL.Path))
 	})
 	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		h.writeError(w, req, sitediag.NewError(sitediag.CodeMethodNotAllowed, nil,
+		h.writeError(w, req, sitediag.NewError(CodeMethodNotAllowed, nil,
 			"%s is not allowed here; allowed: %s", req.Method, w.Header().Get("Allow")))
 	})
 	r.PanicHandler = func(w http.ResponseWriter, req *http.Request, v any) {

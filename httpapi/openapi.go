@@ -36,13 +36,13 @@ type operationDoc struct {
 
 // commonCodes are the error codes every operation can answer.
 var commonCodes = []sitediag.Code{
-	sitediag.CodeInvalidURL, sitediag.CodeInvalidParameters, sitediag.CodeUnauthorized,
-	sitediag.CodeTargetNotAllowed, sitediag.CodePayloadTooLarge, sitediag.CodeUnsupportedMediaType,
-	sitediag.CodeUnableToConnect, sitediag.CodeRateLimited, sitediag.CodeInternal,
+	sitediag.CodeInvalidURL, sitediag.CodeInvalidParameters, CodeUnauthorized,
+	sitediag.CodeTargetNotAllowed, CodePayloadTooLarge, CodeUnsupportedMediaType,
+	sitediag.CodeUnableToConnect, CodeRateLimited, sitediag.CodeInternal,
 }
 
 // keyedCodes are the error codes of every keyed route.
-var keyedCodes = []sitediag.Code{sitediag.CodeUnauthorized, sitediag.CodeRateLimited, sitediag.CodeInternal}
+var keyedCodes = []sitediag.Code{CodeUnauthorized, CodeRateLimited, sitediag.CodeInternal}
 
 // typeOf is T's reflect.Type.
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
@@ -274,7 +274,7 @@ func serviceRoutes(s *schemaSet) map[string]*docOperation {
 		OperationID: "getArtifact", Summary: "An artifact (screenshot, PDF, report) by the name an operation returned.",
 		Tags: []string{"service"}, Security: []map[string][]string{},
 		Parameters: []docParameter{{Name: "name", In: "path", Required: true, Schema: &schema{Type: "string"}}},
-		Responses:  errorResponses([]sitediag.Code{sitediag.CodeNotFound, sitediag.CodeInternal}),
+		Responses:  errorResponses([]sitediag.Code{CodeNotFound, sitediag.CodeInternal}),
 	}
 	artifact.Responses["200"] = &docResponse{Description: "The artifact.", Headers: requestIDHeader(),
 		Content: map[string]docMedia{"*/*": {Schema: &schema{}}}}
@@ -314,8 +314,8 @@ func serviceRoutes(s *schemaSet) map[string]*docOperation {
 func errorResponses(codes []sitediag.Code) map[string]*docResponse {
 	byStatus := map[int][]any{}
 	for _, c := range codes {
-		if !slices.Contains(byStatus[c.Status()], any(string(c))) {
-			byStatus[c.Status()] = append(byStatus[c.Status()], string(c))
+		if !slices.Contains(byStatus[Status(c)], any(string(c))) {
+			byStatus[Status(c)] = append(byStatus[Status(c)], string(c))
 		}
 	}
 	out := map[string]*docResponse{}

@@ -332,7 +332,7 @@ func TestRequestErrors(t *testing.T) {
 		var bodies []string
 		for _, key := range []string{"", "wrong", apitest.Key + "x"} {
 			resp := api.Do(t, "POST", "/up", `{"url":"http://site.test/"}`, map[string]string{"x-api-key": key, "Content-Type": "application/json"})
-			resp.WantError(t, 401, sitediag.CodeUnauthorized)
+			resp.WantError(t, 401, httpapi.CodeUnauthorized)
 			if resp.Header.Get("WWW-Authenticate") == "" {
 				t.Error("401 without WWW-Authenticate")
 			}
@@ -341,15 +341,15 @@ func TestRequestErrors(t *testing.T) {
 		if bodies[0] != bodies[1] || bodies[1] != bodies[2] {
 			t.Errorf("401 bodies differ by key: %q", bodies)
 		}
-		api.Do(t, "GET", "/health", nil, nil).WantError(t, 401, sitediag.CodeUnauthorized)
+		api.Do(t, "GET", "/health", nil, nil).WantError(t, 401, httpapi.CodeUnauthorized)
 	})
 	t.Run("404", func(t *testing.T) {
-		api.Do(t, "POST", "/nope", "{}", jsonHeaders).WantError(t, 404, sitediag.CodeNotFound)
-		api.Do(t, "POST", "/up/", "{}", jsonHeaders).WantError(t, 404, sitediag.CodeNotFound)
+		api.Do(t, "POST", "/nope", "{}", jsonHeaders).WantError(t, 404, httpapi.CodeNotFound)
+		api.Do(t, "POST", "/up/", "{}", jsonHeaders).WantError(t, 404, httpapi.CodeNotFound)
 	})
 	t.Run("405", func(t *testing.T) {
 		resp := api.Do(t, "GET", "/up", nil, jsonHeaders)
-		resp.WantError(t, 405, sitediag.CodeMethodNotAllowed)
+		resp.WantError(t, 405, httpapi.CodeMethodNotAllowed)
 		if allow := resp.Header.Get("Allow"); !strings.Contains(allow, "POST") {
 			t.Errorf("Allow = %q, want POST in it", allow)
 		}
@@ -357,12 +357,12 @@ func TestRequestErrors(t *testing.T) {
 	t.Run("415", func(t *testing.T) {
 		for _, ct := range []string{"", "text/plain", "application/x-www-form-urlencoded"} {
 			api.Do(t, "POST", "/up", `{"url":"http://a.test/"}`, map[string]string{"x-api-key": apitest.Key, "Content-Type": ct}).
-				WantError(t, 415, sitediag.CodeUnsupportedMediaType)
+				WantError(t, 415, httpapi.CodeUnsupportedMediaType)
 		}
 	})
 	t.Run("413", func(t *testing.T) {
 		big := `{"url":"http://a.test/` + strings.Repeat("a", 70<<10) + `"}`
-		api.Do(t, "POST", "/up", big, jsonHeaders).WantError(t, 413, sitediag.CodePayloadTooLarge)
+		api.Do(t, "POST", "/up", big, jsonHeaders).WantError(t, 413, httpapi.CodePayloadTooLarge)
 	})
 	t.Run("400", func(t *testing.T) {
 		for body, field := range map[string]string{
@@ -399,7 +399,7 @@ func TestRateLimit(t *testing.T) {
 	if limited == nil {
 		t.Fatal("4 requests in a row at 1/s (burst 2) were never limited")
 	}
-	limited.WantError(t, 429, sitediag.CodeRateLimited)
+	limited.WantError(t, 429, httpapi.CodeRateLimited)
 	if ra, err := strconv.Atoi(limited.Header.Get("Retry-After")); err != nil || ra < 1 {
 		t.Errorf("Retry-After = %q, want whole seconds >= 1", limited.Header.Get("Retry-After"))
 	}
@@ -464,12 +464,12 @@ func TestArtifacts(t *testing.T) {
 		t.Errorf("HEAD artifact: %d, body %q, Content-Length %q; want 200, no body, 5", head.Status, head.Body, head.Header.Get("Content-Length"))
 	}
 	for _, bad := range []string{"00000000000000000000000000000000.txt", "..%2f..%2fetc%2fpasswd", "x.txt"} {
-		api.Do(t, "GET", "/artifacts/"+bad, nil, nil).WantError(t, 404, sitediag.CodeNotFound)
+		api.Do(t, "GET", "/artifacts/"+bad, nil, nil).WantError(t, 404, httpapi.CodeNotFound)
 	}
 	if err := store.Sweep(context.Background(), time.Now().Add(2*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	api.Do(t, "GET", "/artifacts/"+name, nil, nil).WantError(t, 404, sitediag.CodeNotFound)
+	api.Do(t, "GET", "/artifacts/"+name, nil, nil).WantError(t, 404, httpapi.CodeNotFound)
 }
 
 // TestNoArtifactStore: without Options.Artifacts, and with no temporary

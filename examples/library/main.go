@@ -65,7 +65,7 @@ func report(err error) {
 	case errors.Is(err, sitediag.ErrTargetNotAllowed):
 		fmt.Println("refused: the target is on a network this client may not reach")
 	case errors.As(err, &e):
-		fmt.Printf("%s (%d): %s\n", e.Code, e.Status(), e.Details)
+		fmt.Printf("%s: %s\n", e.Code, e.Details)
 	default:
 		fmt.Println(err)
 	}
