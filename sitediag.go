@@ -49,7 +49,6 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -73,7 +72,9 @@ import (
 // DefaultTimeout bounds an operation whose context has no deadline.
 const DefaultTimeout = 60 * time.Second
 
-// Config configures a Client. The zero value is a working configuration:
+// Config configures a Client; the library reads no environment variable,
+// ConfigFromEnv reads the SITEDIAG_* ones into a Config. The zero value
+// is a working configuration:
 // the system's DNS servers, the full SSRF policy with no exceptions, and
 // DefaultTimeout.
 type Config struct {
@@ -87,8 +88,7 @@ type Config struct {
 	DNSServers []string
 	// DNSSECTrustAnchor is a file of DS or DNSKEY records (zone-file
 	// form, one owner) where /dnssec's chain of trust starts. Empty means
-	// $SITEDIAG_DNSSEC_TRUST_ANCHOR, and when that is empty too, the IANA
-	// root anchor built in (dns.RootTrustAnchor).
+	// the IANA root anchor built in (dns.RootTrustAnchor).
 	DNSSECTrustAnchor string
 	// Timeout bounds each operation whose context has no deadline. If
 	// zero, DefaultTimeout.
@@ -119,8 +119,7 @@ type Config struct {
 	// against. If nil, the system's roots.
 	RootCAs *x509.CertPool
 	// ChromePath is the Chromium binary for the browser operations. If
-	// empty, $SITEDIAG_CHROME_PATH, then chromium, chromium-browser and
-	// google-chrome on PATH. Nothing is ever downloaded; without a
+	// empty, chromium, chromium-browser and google-chrome on PATH. Nothing is ever downloaded; without a
 	// binary those operations fail with BROWSER_UNAVAILABLE.
 	ChromePath string
 	// BrowserURL, if set, is a running browser to use instead of
@@ -163,8 +162,7 @@ type Config struct {
 	// slot. If zero, 60 s.
 	BrowserJobTimeout time.Duration
 	// LighthouseDir holds node_modules/lighthouse (npm ci in the
-	// module's lighthouse folder). If empty, $SITEDIAG_LIGHTHOUSE_DIR,
-	// then ./lighthouse.
+	// module's lighthouse folder). If empty, ./lighthouse.
 	LighthouseDir string
 	// LighthouseJobTimeout bounds each audit from the moment it has the
 	// worker. If zero, 90 s.
@@ -240,20 +238,13 @@ func New(cfg Config) (*Client, error) {
 		cfg.Now = time.Now
 	}
 	resolver := &dns.Resolver{Servers: servers}
-	anchorFile := cfg.DNSSECTrustAnchor
-	if anchorFile == "" {
-		anchorFile = os.Getenv("SITEDIAG_DNSSEC_TRUST_ANCHOR")
-	}
-	if anchorFile != "" {
-		if resolver.TrustAnchor, err = dns.ReadTrustAnchor(anchorFile); err != nil {
+	if cfg.DNSSECTrustAnchor != "" {
+		if resolver.TrustAnchor, err = dns.ReadTrustAnchor(cfg.DNSSECTrustAnchor); err != nil {
 			return nil, err
 		}
 	}
 	g := guard.New(resolver, guard.NewPolicy(cfg.AllowNetworks))
 	chrome := cfg.ChromePath
-	if chrome == "" {
-		chrome = os.Getenv("SITEDIAG_CHROME_PATH")
-	}
 	var remotes []string
 	for _, u := range strings.Split(cfg.BrowserURL, ",") {
 		if u = strings.TrimSpace(u); u != "" {

@@ -52,8 +52,7 @@ type Config struct {
 	Network netx.Network
 	// ChromePath is the Chromium binary (see browser.Find).
 	ChromePath string
-	// Dir holds node_modules/lighthouse. If empty,
-	// $SITEDIAG_LIGHTHOUSE_DIR, then ./lighthouse.
+	// Dir holds node_modules/lighthouse. If empty, ./lighthouse.
 	Dir string
 	// Node is the node binary. If empty, node on PATH.
 	Node string
@@ -81,9 +80,6 @@ type Runner struct {
 func New(cfg Config) (*Runner, error) {
 	if cfg.Network == nil {
 		return nil, errors.New("lighthouse: Config.Network is required")
-	}
-	if cfg.Dir == "" {
-		cfg.Dir = os.Getenv("SITEDIAG_LIGHTHOUSE_DIR")
 	}
 	if cfg.Dir == "" {
 		cfg.Dir = "lighthouse"

@@ -38,7 +38,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"os"
 	"os/signal"
@@ -156,32 +155,22 @@ func checkPublicURL(raw string) error {
 }
 
 func (s *settings) clientConfig() (sitediag.Config, error) {
-	cfg := sitediag.Config{DataDir: s.dataDir}
-	for _, cidr := range splitList(s.allowNetworks) {
-		p, err := netip.ParsePrefix(cidr)
-		if err != nil {
-			return cfg, fmt.Errorf("SITEDIAG_ALLOW_NETWORKS: %q is not a CIDR", cidr)
-		}
-		cfg.AllowNetworks = append(cfg.AllowNetworks, p)
+	flags := map[string]string{
+		"SITEDIAG_DATA_DIR":           s.dataDir,
+		"SITEDIAG_ALLOW_NETWORKS":     s.allowNetworks,
+		"SITEDIAG_DNS_SERVERS":        s.dnsServers,
+		"SITEDIAG_CHROME_PATH":        s.chromePath,
+		"SITEDIAG_BROWSER_URL":        s.browserURL,
+		"SITEDIAG_BROWSER_PROXY_ADDR": s.browserProxyAddr,
+		"SITEDIAG_BROWSER_PROXY_URL":  s.browserProxyURL,
+		"SITEDIAG_PROXIES":            s.proxies,
 	}
-	cfg.DNSServers = splitList(s.dnsServers)
-	cfg.ChromePath = s.chromePath
-	cfg.BrowserURL = s.browserURL
-	cfg.BrowserProxyAddr = s.browserProxyAddr
-	cfg.BrowserProxyURL = s.browserProxyURL
-	for _, item := range splitList(s.proxies) {
-		country, raw, ok := strings.Cut(item, "=")
-		country = strings.TrimSpace(country)
-		u, err := url.Parse(strings.TrimSpace(raw))
-		if !ok || country == "" || err != nil || u.Host == "" {
-			return cfg, fmt.Errorf("SITEDIAG_PROXIES: %q is not country=url", item)
+	return sitediag.ConfigFrom(func(name string) string {
+		if v, ok := flags[name]; ok {
+			return v
 		}
-		if cfg.Proxies == nil {
-			cfg.Proxies = map[string]*url.URL{}
-		}
-		cfg.Proxies[country] = u
-	}
-	return cfg, nil
+		return os.Getenv(name)
+	})
 }
 
 func splitList(v string) []string {
