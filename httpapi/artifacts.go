@@ -38,20 +38,20 @@ func (h *Handler) artifact(w http.ResponseWriter, r *http.Request, ps httprouter
 	name := ps.ByName("name")
 	notFound := sitediag.NewError(CodeNotFound, nil, "no such artifact")
 	if h.opts.Artifacts == nil {
-		h.writeError(w, r, notFound)
+		writeError(w, r, notFound)
 		return
 	}
 	if s, ok := h.signer(); ok {
 		// Open checks that the artifact exists and has not expired.
 		f, _, err := h.opts.Artifacts.Open(r.Context(), name)
 		if err != nil {
-			h.writeError(w, r, notFound)
+			writeError(w, r, notFound)
 			return
 		}
 		f.Close()
 		u, err := s.SignedURL(r.Context(), name)
 		if err != nil {
-			h.writeError(w, r, sitediag.NewError(sitediag.CodeInternal, err, "the artifact link could not be signed"))
+			writeError(w, r, sitediag.NewError(sitediag.CodeInternal, err, "the artifact link could not be signed"))
 			return
 		}
 		http.Redirect(w, r, u, http.StatusFound)
@@ -59,7 +59,7 @@ func (h *Handler) artifact(w http.ResponseWriter, r *http.Request, ps httprouter
 	}
 	f, modTime, err := h.opts.Artifacts.Open(r.Context(), name)
 	if err != nil {
-		h.writeError(w, r, notFound)
+		writeError(w, r, notFound)
 		return
 	}
 	defer f.Close()

@@ -1,42 +1,53 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"log/slog"
+	"net"
 	"net/http"
 	"time"
-
-	"github.com/julienschmidt/httprouter"
 
 	"github.com/sitediag/sitediag"
 )
 
-// keyring holds the SHA-256 digests of the accepted keys.
-type keyring struct {
-	digests [][sha256.Size]byte
-}
-
-func newKeyring(keys []string) *keyring {
-	k := &keyring{}
+// APIKeys refuses, with 401 UNAUTHORIZED, every request whose x-api-key
+// header is not one of keys; with no key, every request. The keys are
+// hashed when the middleware is built and never logged. A request let
+// through carries its key's identity (the hex SHA-256 digest of the
+// key) for RateLimit.
+func APIKeys(keys []string) func(http.Handler) http.Handler {
+	var digests [][sha256.Size]byte
 	for _, key := range keys {
 		if key != "" {
-			k.digests = append(k.digests, sha256.Sum256([]byte(key)))
+			digests = append(digests, sha256.Sum256([]byte(key)))
 		}
 	}
-	return k
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			id, ok := matchKey(digests, r.Header.Get("x-api-key"))
+			if !ok {
+				writeError(w, r, sitediag.NewError(CodeUnauthorized, nil, "a valid x-api-key header is required"))
+				return
+			}
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), keyIDKey{}, id)))
+		})
+	}
 }
 
-// match returns the rate-limit identity of the key (its digest in hex),
-// comparing digests in constant time and always against every key, or
-// false.
-func (k *keyring) match(key string) (string, bool) {
+type keyIDKey struct{}
+
+// matchKey returns the identity of key (its digest in hex), comparing
+// digests in constant time and always against every one, or false.
+func matchKey(digests [][sha256.Size]byte, key string) (string, bool) {
 	if key == "" {
 		return "", false
 	}
 	got := sha256.Sum256([]byte(key))
 	found := -1
-	for i, d := range k.digests {
+	for i, d := range digests {
 		if subtle.ConstantTimeCompare(got[:], d[:]) == 1 {
 			found = i
 		}
@@ -44,38 +55,72 @@ func (k *keyring) match(key string) (string, bool) {
 	if found < 0 {
 		return "", false
 	}
-	return hex.EncodeToString(k.digests[found][:]), true
+	return hex.EncodeToString(digests[found][:]), true
 }
 
-// wait reports how long the key must wait before its next request; zero
-// means the request may go now (and has taken its allowance). When the
-// configured limiter fails, the in-process one decides (fail open to
-// per-replica limits) and the failure is logged.
-func (h *Handler) wait(r *http.Request, id string) time.Duration {
-	now := h.now()
-	d, err := h.limiter.Reserve(r.Context(), id, now)
+// RateLimitOptions configure RateLimit; the zero value allows each
+// caller DefaultRateLimit requests a second.
+type RateLimitOptions struct {
+	// PerSecond is the number of requests per second each caller may
+	// make, with a burst of RateBurst(PerSecond). If zero,
+	// DefaultRateLimit; negative means no limit.
+	PerSecond float64
+	// Limiter, if set, enforces the limit instead of the in-process
+	// limiter, such as one shared by every replica (redislimit.Limiter,
+	// built with the same rate and RateBurst). When it fails, the
+	// in-process limiter decides that request (fail open to per-replica
+	// limits), and the failure is logged.
+	Limiter RateLimiter
+	// Logger receives the Limiter's failures. If nil, slog.Default().
+	Logger *slog.Logger
+	// Now returns the current time. If nil, time.Now.
+	Now func() time.Time
+}
+
+// RateLimit refuses, with 429 RATE_LIMITED and a Retry-After, the
+// requests of a caller past its allowance. The caller is the API key
+// APIKeys checked, or else the client's IP address.
+func RateLimit(opts RateLimitOptions) func(http.Handler) http.Handler {
+	local := newLocalLimiter(opts.PerSecond)
+	limiter := opts.Limiter
+	if limiter == nil {
+		limiter = local
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			id := callerOf(r)
+			at := now()
+			d, err := limiter.Reserve(r.Context(), id, at)
+			if err != nil {
+				log.Warn("rate limiter failed; using the in-process limit", "id", requestID(r.Context()), "err", err)
+				d, _ = local.Reserve(r.Context(), id, at)
+			}
+			if d > 0 {
+				writeError(w, r, sitediag.RetryLater(CodeRateLimited, nil, max(d, time.Second), "rate limit exceeded for this key"))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// callerOf is the identity RateLimit counts r against: its key's, or
+// its client's address.
+func callerOf(r *http.Request) string {
+	if id, ok := r.Context().Value(keyIDKey{}).(string); ok {
+		return id
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		h.log.Warn("rate limiter failed; using the in-process limit", "id", requestID(r.Context()), "err", err)
-		d, _ = h.localLimiter.Reserve(r.Context(), id, now)
+		return r.RemoteAddr
 	}
-	if d <= 0 {
-		return 0
-	}
-	return max(d, time.Second)
-}
-
-// keyed wraps a route with the key check and the rate limit.
-func (h *Handler) keyed(next httprouter.Handle) httprouter.Handle {
-	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-		id, ok := h.keys.match(r.Header.Get("x-api-key"))
-		if !ok {
-			h.writeError(w, r, sitediag.NewError(CodeUnauthorized, nil, "a valid x-api-key header is required"))
-			return
-		}
-		if d := h.wait(r, id); d > 0 {
-			h.writeError(w, r, sitediag.RetryLater(CodeRateLimited, nil, d, "rate limit exceeded for this key"))
-			return
-		}
-		next(w, r, ps)
-	}
+	return "ip:" + host
 }

@@ -67,15 +67,16 @@ func (h *Handler) writeSuccess(w http.ResponseWriter, r *http.Request, resp *res
 // writeError is the one place errors become responses. A *sitediag.Error
 // shows its code and details; anything else is a 500 whose text stays in
 // the log.
-func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var e *sitediag.Error
 	if !errors.As(err, &e) {
 		e = sitediag.NewError(sitediag.CodeInternal, err, "internal error")
 	}
 	status := Status(e.Code)
-	requestInfoOf(r.Context()).code = string(e.Code)
-	if status >= 500 || e.Code == sitediag.CodeTargetNotAllowed {
-		h.log.Warn("operation failed", "id", requestID(r.Context()), "code", e.Code, "err", err)
+	ri := requestInfoOf(r.Context())
+	ri.code = string(e.Code)
+	if (status >= 500 || e.Code == sitediag.CodeTargetNotAllowed) && ri.log != nil {
+		ri.log.Warn("operation failed", "id", requestID(r.Context()), "code", e.Code, "err", err)
 	}
 	switch e.Code {
 	case CodeUnauthorized:

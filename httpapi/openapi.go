@@ -383,7 +383,7 @@ func (h *Handler) openAPI(w http.ResponseWriter, r *http.Request, _ httprouter.P
 	doc.Servers = []docServer{{URL: requestInfoOf(r.Context()).base}}
 	body, err := json.Marshal(doc)
 	if err != nil {
-		h.writeError(w, r, err)
+		writeError(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

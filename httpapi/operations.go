@@ -157,12 +157,12 @@ func operation[Req any](h *Handler, run func(ctx context.Context, req *Req, test
 	handle := func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 		var req Req
 		if err := decode(w, r, &req); err != nil {
-			h.writeError(w, r, err)
+			writeError(w, r, err)
 			return
 		}
 		resp, err := run(r.Context(), &req, testRecord{ID: requestID(r.Context())})
 		if err != nil {
-			h.writeError(w, r, err)
+			writeError(w, r, err)
 			return
 		}
 		h.writeSuccess(w, r, resp)
