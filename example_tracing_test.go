@@ -40,7 +40,7 @@ func ExampleConfig_tracing() {
 	for _, s := range spans.GetSpans() {
 		fmt.Println(s.Name, s.Status.Code)
 		for _, kv := range s.Attributes {
-			fmt.Printf("  %s=%s\n", kv.Key, kv.Value.Emit())
+			fmt.Printf("  %s=%s\n", kv.Key, kv.Value.String())
 		}
 	}
 	// Output:

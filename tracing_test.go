@@ -66,7 +66,7 @@ func spanNames(spans []sdktrace.ReadOnlySpan) string {
 func attr(span sdktrace.ReadOnlySpan, key attribute.Key) string {
 	for _, kv := range span.Attributes() {
 		if kv.Key == key {
-			return kv.Value.Emit()
+			return kv.Value.String()
 		}
 	}
 	return ""

@@ -23,14 +23,6 @@ var zoneRecords = []string{
 	"www.site.test. 300 IN A 192.0.2.1",
 }
 
-var algorithms = []struct {
-	name string
-	alg  uint8
-}{
-	{"ECDSAP256SHA256", mdns.ECDSAP256SHA256},
-	{"ED25519", mdns.ED25519},
-}
-
 func signZone(t *testing.T, alg uint8, inception, expiration time.Time) *dnstest.Zone {
 	t.Helper()
 	z, err := dnstest.SignZone("site.test", alg, inception, expiration, zoneRecords...)
@@ -38,20 +30,6 @@ func signZone(t *testing.T, alg uint8, inception, expiration time.Time) *dnstest
 		t.Fatal(err)
 	}
 	return z
-}
-
-// tamper flips a bit of each signature over rtype.
-func tamper(t *testing.T, z *dnstest.Zone, rtype uint16) {
-	t.Helper()
-	for _, sig := range z.Signatures(rtype) {
-		b := []byte(sig.Signature)
-		if b[0] == 'A' {
-			b[0] = 'B'
-		} else {
-			b[0] = 'A'
-		}
-		sig.Signature = string(b)
-	}
 }
 
 // anchorAt trusts z's own DS: the chain starts at the zone.
