@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -15,45 +14,17 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	mdns "github.com/miekg/dns"
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/blobstore"
 	"github.com/sitediag/sitediag/httpapi"
 	"github.com/sitediag/sitediag/internal/apitest"
+	"github.com/sitediag/sitediag/internal/porttest"
 )
-
-// countingListener listens on addr and counts the connections it gets.
-func countingListener(t *testing.T, addr string) (port string, conns *atomic.Int32) {
-	t.Helper()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	conns = &atomic.Int32{}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			conns.Add(1)
-			c.Close()
-		}
-	}()
-	_, port, _ = net.SplitHostPort(ln.Addr().String())
-	return port, conns
-}
-
-func redirectTo(location string) string {
-	return "HTTP/1.1 302 Found\r\nLocation: " + location + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-}
 
 func TestUp(t *testing.T) {
 	api := apitest.New(t, apitest.Options{})
@@ -120,7 +91,7 @@ func TestUp(t *testing.T) {
 func TestRedirectCheck(t *testing.T) {
 	api := apitest.New(t, apitest.Options{})
 	api.DNS.Add(t, "site.test. 60 IN A 127.0.0.1")
-	p := rawServer(t, func(port string) map[string]string {
+	p := porttest.Raw(t, func(port string) map[string]string {
 		return map[string]string{
 			"/": "HTTP/1.1 301 Moved Permanently\r\nX-Zeta: 1\r\nLocation: /step?x=1\r\nSet-Cookie: a=1\r\n" +
 				"Set-Cookie: b=2\r\nAlpha: first\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
@@ -153,174 +124,6 @@ func TestRedirectCheck(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, data); diff != "" {
 		t.Errorf("data (-want +got):\n%s", diff)
-	}
-}
-
-// rawServer answers each request on 127.0.0.1 with the canned response
-// for its path, written byte for byte, and closes the connection. The
-// responses are built from the server's own port.
-func rawServer(t *testing.T, responses func(port string) map[string]string) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	table := responses(port)
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer conn.Close()
-				conn.SetDeadline(time.Now().Add(5 * time.Second))
-				req, err := http.ReadRequest(bufio.NewReader(conn))
-				if err != nil {
-					return
-				}
-				resp, ok := table[req.URL.Path]
-				if !ok {
-					resp = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"
-				}
-				conn.Write([]byte(resp))
-			}()
-		}
-	}()
-	return port
-}
-
-func TestRedirectLimits(t *testing.T) {
-	api := apitest.New(t, apitest.Options{})
-	api.DNS.Add(t, "site.test. 60 IN A 127.0.0.1")
-	port := rawServer(t, func(port string) map[string]string {
-		m := map[string]string{
-			"/loop-a": redirectTo("/loop-b"),
-			"/loop-b": redirectTo("http://site.test:" + port + "/loop-a"),
-		}
-		for i := range 15 {
-			m["/hop"+strconv.Itoa(i)] = redirectTo("/hop" + strconv.Itoa(i+1))
-		}
-		m["/hop15"] = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
-		for i := range 10 {
-			m["/ten"+strconv.Itoa(i)] = redirectTo("/ten" + strconv.Itoa(i+1))
-		}
-		m["/ten10"] = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
-		return m
-	})
-	base := "http://site.test:" + port
-	for _, path := range []string{"/up", "/redirectcheck"} {
-		for _, start := range []string{"/loop-a", "/hop0"} {
-			api.Post(t, path, map[string]any{"url": base + start}).WantError(t, 429, sitediag.CodeTooManyRedirects)
-		}
-	}
-	// Exactly ten redirects is still fine.
-	resp := api.Post(t, "/redirectcheck", map[string]any{"url": base + "/ten0"})
-	if _, data := resp.WantSuccess(t); len(data.([]any)) != 11 {
-		t.Errorf("got %d hops for 10 redirects, want 11", len(data.([]any)))
-	}
-}
-
-// TestRedirectToRefusedAddress: a hop to an address outside the allow
-// list is refused, and nothing reaches that address.
-func TestRedirectToRefusedAddress(t *testing.T) {
-	api := apitest.New(t, apitest.Options{})
-	api.DNS.Add(t, "site.test. 60 IN A 127.0.0.1", "inside.test. 60 IN A 127.0.0.2")
-	refusedPort, conns := countingListener(t, "127.0.0.2:0")
-	port := rawServer(t, func(string) map[string]string {
-		return map[string]string{
-			"/literal": redirectTo("http://127.0.0.2:" + refusedPort + "/"),
-			"/name":    redirectTo("http://inside.test:" + refusedPort + "/"),
-		}
-	})
-	for _, path := range []string{"/up", "/redirectcheck"} {
-		for _, start := range []string{"/literal", "/name"} {
-			api.Post(t, path, map[string]any{"url": "http://site.test:" + port + start}).
-				WantError(t, 403, sitediag.CodeTargetNotAllowed)
-		}
-	}
-	if n := conns.Load(); n != 0 {
-		t.Fatalf("the refused listener saw %d connections, want 0", n)
-	}
-}
-
-// TestRebinding: a name that answers an allowed address first and a
-// refused one next never reaches the refused one.
-func TestRebinding(t *testing.T) {
-	api := apitest.New(t, apitest.Options{})
-	var port string
-	var conns *atomic.Int32
-	// The same port on 127.0.0.1 (fixture) and 127.0.0.2 (refused).
-	for range 20 {
-		port = rawServer(t, func(string) map[string]string {
-			return map[string]string{"/": redirectTo("/again"), "/again": "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"}
-		})
-		ln, err := net.Listen("tcp", "127.0.0.2:"+port)
-		if err != nil {
-			continue
-		}
-		ln.Close()
-		_, conns = countingListener(t, "127.0.0.2:"+port)
-		break
-	}
-	if conns == nil {
-		t.Fatal("could not find a port free on both 127.0.0.1 and 127.0.0.2")
-	}
-	var queries atomic.Int32
-	api.DNS.Handle(func(w mdns.ResponseWriter, req *mdns.Msg) {
-		resp := new(mdns.Msg)
-		resp.SetReply(req)
-		if req.Question[0].Qtype == mdns.TypeA {
-			ip := "127.0.0.1"
-			if queries.Add(1) > 1 {
-				ip = "127.0.0.2"
-			}
-			rr, _ := mdns.NewRR(req.Question[0].Name + " 0 IN A " + ip)
-			resp.Answer = append(resp.Answer, rr)
-		}
-		w.WriteMsg(resp)
-	})
-	for _, path := range []string{"/redirectcheck", "/up"} {
-		queries.Store(0)
-		// The fixture closes every connection, so the second hop dials
-		// again, resolves again, gets the refused address and stops.
-		api.Post(t, path, map[string]any{"url": "http://rebind.test:" + port + "/"}).
-			WantError(t, 403, sitediag.CodeTargetNotAllowed)
-		if n := queries.Load(); n < 2 {
-			t.Errorf("%s: %d A queries, want the second hop to resolve again", path, n)
-		}
-	}
-	if n := conns.Load(); n != 0 {
-		t.Fatalf("the rebound address saw %d connections, want 0", n)
-	}
-}
-
-func TestRefusedTargets(t *testing.T) {
-	api := apitest.New(t, apitest.Options{})
-	invalid := []string{
-		"", "example.test", "ftp://example.test/", "http://user:pw@site.test/", "http://2130706433/",
-		"http://0x7f.1/", "http://0x7f000001/", "http://127.1/", "http://0177.0.0.1/", "http://017700000001/",
-		"http://[fe80::1%25lo]/", "http://exa\tmple.test/", "javascript:alert(1)", "http://%31%32%37.0.0.2/",
-	}
-	refused := []string{
-		"http://127.0.0.2/", "http://0.0.0.0/", "http://[::1]/", "http://[::ffff:127.0.0.2]/", "http://[::]/",
-		"http://169.254.169.254/latest/meta-data/", "http://[::ffff:169.254.169.254]/", "http://[64:ff9b::a9fe:a9fe]/",
-		"http://[2002:a9fe:a9fe::]/", "http://10.0.0.1/", "http://192.168.1.1/", "http://100.64.0.1/", "http://[fe80::1]/",
-		"http://[fd00::1]/", "http://224.0.0.1/", "http://255.255.255.255/",
-	}
-	for _, path := range []string{"/up", "/redirectcheck"} {
-		for _, u := range invalid {
-			api.Post(t, path, map[string]any{"url": u}).WantError(t, 400, sitediag.CodeInvalidURL)
-		}
-		for _, u := range refused {
-			resp := api.Post(t, path, map[string]any{"url": u})
-			resp.WantError(t, 403, sitediag.CodeTargetNotAllowed)
-			if d := resp.Envelope["details"]; d != "the target is not allowed" {
-				t.Errorf("%s: details %q say more than the generic refusal", u, d)
-			}
-		}
 	}
 }
 
@@ -542,24 +345,4 @@ func TestMountedUnderPrefix(t *testing.T) {
 		t.Errorf("GET /diag/openapi.json: servers %+v, want %s/diag", doc.Servers, srv.URL)
 	}
 
-}
-
-// TestRedirectCheckHopUnreachable: a hop that gets no response is 422.
-func TestRedirectCheckHopUnreachable(t *testing.T) {
-	api := apitest.New(t, apitest.Options{})
-	api.DNS.Add(t, "site.test. 60 IN A 127.0.0.1")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, closedPort, _ := net.SplitHostPort(ln.Addr().String())
-	ln.Close()
-	port := rawServer(t, func(string) map[string]string {
-		return map[string]string{"/": redirectTo("http://site.test:" + closedPort + "/gone")}
-	})
-	resp := api.Post(t, "/redirectcheck", map[string]any{"url": "http://site.test:" + port + "/"})
-	resp.WantError(t, 422, sitediag.CodeUnableToConnect)
-	if d, _ := resp.Envelope["details"].(string); !strings.Contains(d, "connection refused") {
-		t.Errorf("details %q do not say why", d)
-	}
 }
