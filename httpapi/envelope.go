@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/httpapi/middleware"
 )
 
 // response is what an operation hands back to be wrapped in the success
@@ -93,6 +94,17 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		Message:   string(e.Code),
 		Details:   e.Details,
 	})
+}
+
+// refuse answers the middleware's refusals in the API's envelope: 401
+// UNAUTHORIZED, 429 RATE_LIMITED with Retry-After.
+func refuse(w http.ResponseWriter, r *http.Request, err error) {
+	var limited *middleware.RateLimitedError
+	if errors.As(err, &limited) {
+		writeError(w, r, sitediag.RetryLater(CodeRateLimited, nil, limited.RetryAfter, "rate limit exceeded for this key"))
+		return
+	}
+	writeError(w, r, sitediag.NewError(CodeUnauthorized, nil, "%s", err.Error()))
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -8,8 +8,9 @@
 //
 // What surrounds the operations is middleware, func(http.Handler)
 // http.Handler, to compose as the standard library's http.StripPrefix:
-// RequestID, Logging, Handler.Instrument (Prometheus metrics), CORS,
-// APIKeys, RateLimit and http.MaxBytesHandler. New's Handler is the
+// RequestID, Logging, Handler.Instrument (Prometheus metrics), and
+// package middleware's CORS, APIKeys, RateLimit and Chain, with
+// http.MaxBytesHandler. New's Handler is the
 // default stack; Handler.Routes is the operations alone, for a service
 // that brings its own (Options.Authorize puts its authentication in
 // front of the keyed routes).
@@ -38,14 +39,11 @@ import (
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/artifact"
 	"github.com/sitediag/sitediag/blobstore"
+	"github.com/sitediag/sitediag/httpapi/middleware"
 )
 
 // maxBodyBytes caps a request body.
 const maxBodyBytes = 64 << 10
-
-// DefaultRateLimit is the per-key rate, in requests per second, when
-// Options.RateLimit is zero.
-const DefaultRateLimit = 10
 
 // Options configure the handler. Only APIKeys is required, unless
 // Authorize is set.
@@ -53,15 +51,16 @@ type Options struct {
 	// Authorize wraps the keyed routes (the operations and /health…;
 	// not /livez, /artifacts/ or /openapi.json): the embedding service's
 	// own authentication, and rate limit if it wants one. If nil,
-	// APIKeys(APIKeys) then RateLimit with RateLimit and RateLimiter.
+	// middleware.APIKeys(APIKeys) then middleware.RateLimit with
+	// RateLimit and RateLimiter, refusing in the API's envelope.
 	Authorize func(http.Handler) http.Handler
 	// APIKeys are the accepted x-api-key values when Authorize is nil.
 	// They are hashed when the handler is built and never logged. With
 	// no key every keyed request is refused.
 	APIKeys []string
 	// RateLimit is the number of requests per second each key may make,
-	// with a burst of twice that. If zero, DefaultRateLimit; negative
-	// means no limit.
+	// with a burst of twice that. If zero, middleware.DefaultRateLimit;
+	// negative means no limit.
 	RateLimit float64
 	// PublicURL is the absolute base URL the handler is reached at,
 	// mount prefix included (https://diag.example.com/diag); artifact
@@ -72,10 +71,11 @@ type Options struct {
 	PublicURL string
 	// RateLimiter, if set, enforces RateLimit instead of the in-process
 	// limiter, such as one shared by every replica
-	// (redislimit.Limiter, built with the same rate and RateBurst).
+	// (redislimit.Limiter, built with the same rate and
+	// middleware.RateBurst).
 	// When it fails, the in-process limiter decides that request: the
 	// handler fails open to per-replica limits, and logs it.
-	RateLimiter RateLimiter
+	RateLimiter middleware.RateLimiter
 	// Artifacts stores generated files (screenshots, PDFs, reports):
 	// blobstore.OpenDir for a directory, blobstore.Open for a bucket. If
 	// nil, the handler opens a directory store of its own in
@@ -147,13 +147,14 @@ func New(client *sitediag.Client, opts Options) *Handler {
 	}
 	authorize := opts.Authorize
 	if authorize == nil {
-		keys := APIKeys(opts.APIKeys)
-		limit := RateLimit(RateLimitOptions{PerSecond: opts.RateLimit, Limiter: opts.RateLimiter, Logger: h.log, Now: h.now})
+		keys := middleware.APIKeys(opts.APIKeys, refuse)
+		limit := middleware.RateLimit(middleware.RateLimitOptions{PerSecond: opts.RateLimit, Limiter: opts.RateLimiter,
+			Logger: h.log, Now: h.now, Refuse: refuse})
 		authorize = func(next http.Handler) http.Handler { return keys(limit(next)) }
 	}
 	h.router = h.routes(authorize)
 	h.description = sync.OnceValue(h.describe)
-	h.stack = Chain(h.Routes(), RequestID(h.now), Logging(h.log), h.Instrument, CORS(opts.CORSOrigins))
+	h.stack = middleware.Chain(h.Routes(), RequestID(h.now), Logging(h.log), h.Instrument, middleware.CORS(opts.CORSOrigins))
 	return h
 }
 

@@ -4,18 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"slices"
 	"time"
 )
-
-// Chain returns h wrapped in middleware, the first outermost:
-// Chain(h, a, b) is a(b(h)).
-func Chain(h http.Handler, middleware ...func(http.Handler) http.Handler) http.Handler {
-	for _, m := range slices.Backward(middleware) {
-		h = m(h)
-	}
-	return h
-}
 
 // RequestID gives every request an id, sent as X-Request-Id and as the
 // envelope's meta.test.id, and the time it came in (now, time.Now when

@@ -53,6 +53,7 @@ import (
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/httpapi"
+	"github.com/sitediag/sitediag/httpapi/middleware"
 	"github.com/sitediag/sitediag/redisbrand"
 	"github.com/sitediag/sitediag/redislimit"
 )
@@ -193,7 +194,7 @@ func run(s *settings, log *slog.Logger) error {
 	if rate == 0 {
 		rate = -1 // 0 means no limit here; httpapi reads negative as none
 	}
-	var limiter httpapi.RateLimiter
+	var limiter middleware.RateLimiter
 	var backends []httpapi.Backend
 	if s.redisURL != "" {
 		rdb, err := openRedis(s.redisURL)
@@ -203,7 +204,7 @@ func run(s *settings, log *slog.Logger) error {
 		defer rdb.Close()
 		cfg.BrandCache = redisbrand.New(rdb, redisbrand.Options{})
 		if rate > 0 {
-			if limiter, err = redislimit.New(rdb, redislimit.Options{Rate: rate, Burst: httpapi.RateBurst(rate)}); err != nil {
+			if limiter, err = redislimit.New(rdb, redislimit.Options{Rate: rate, Burst: middleware.RateBurst(rate)}); err != nil {
 				return err
 			}
 		}

@@ -1,24 +1,54 @@
-package httpapi
+// Package middleware is what an HTTP API puts around its operations, as
+// func(http.Handler) http.Handler in the standard library's style
+// (http.StripPrefix, http.MaxBytesHandler): API keys, a rate limit per
+// caller, CORS, and Chain to compose them. Nothing in it knows the
+// operations; a refusal is handed to the Refuse function the caller
+// gives, to answer in its own envelope (httpapi's, or the embedder's).
+package middleware
 
 import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"time"
-
-	"github.com/sitediag/sitediag"
 )
 
-// APIKeys refuses, with 401 UNAUTHORIZED, every request whose x-api-key
+// Refuse answers a request the middleware turns away; err is
+// ErrUnauthorized or a *RateLimitedError.
+type Refuse func(w http.ResponseWriter, r *http.Request, err error)
+
+// ErrUnauthorized is APIKeys' refusal: no valid x-api-key header.
+var ErrUnauthorized = errors.New("a valid x-api-key header is required")
+
+// RateLimitedError is RateLimit's refusal: the caller must wait
+// RetryAfter (at least a second) before its next request.
+type RateLimitedError struct{ RetryAfter time.Duration }
+
+func (e *RateLimitedError) Error() string {
+	return "rate limit exceeded; retry after " + e.RetryAfter.String()
+}
+
+// Chain returns h wrapped in middleware, the first outermost:
+// Chain(h, a, b) is a(b(h)).
+func Chain(h http.Handler, middleware ...func(http.Handler) http.Handler) http.Handler {
+	for _, m := range slices.Backward(middleware) {
+		h = m(h)
+	}
+	return h
+}
+
+// APIKeys refuses, with ErrUnauthorized, every request whose x-api-key
 // header is not one of keys; with no key, every request. The keys are
 // hashed when the middleware is built and never logged. A request let
 // through carries its key's identity (the hex SHA-256 digest of the
 // key) for RateLimit.
-func APIKeys(keys []string) func(http.Handler) http.Handler {
+func APIKeys(keys []string, refuse Refuse) func(http.Handler) http.Handler {
 	var digests [][sha256.Size]byte
 	for _, key := range keys {
 		if key != "" {
@@ -29,7 +59,7 @@ func APIKeys(keys []string) func(http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			id, ok := matchKey(digests, r.Header.Get("x-api-key"))
 			if !ok {
-				writeError(w, r, sitediag.NewError(CodeUnauthorized, nil, "a valid x-api-key header is required"))
+				refuse(w, r, ErrUnauthorized)
 				return
 			}
 			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), keyIDKey{}, id)))
@@ -75,10 +105,13 @@ type RateLimitOptions struct {
 	Logger *slog.Logger
 	// Now returns the current time. If nil, time.Now.
 	Now func() time.Time
+	// Refuse answers a request over the limit with its
+	// *RateLimitedError. Required.
+	Refuse Refuse
 }
 
-// RateLimit refuses, with 429 RATE_LIMITED and a Retry-After, the
-// requests of a caller past its allowance. The caller is the API key
+// RateLimit refuses, with a *RateLimitedError, the requests of a caller
+// past its allowance. The caller is the API key
 // APIKeys checked, or else the client's IP address.
 func RateLimit(opts RateLimitOptions) func(http.Handler) http.Handler {
 	local := newLocalLimiter(opts.PerSecond)
@@ -100,11 +133,11 @@ func RateLimit(opts RateLimitOptions) func(http.Handler) http.Handler {
 			at := now()
 			d, err := limiter.Reserve(r.Context(), id, at)
 			if err != nil {
-				log.Warn("rate limiter failed; using the in-process limit", "id", requestID(r.Context()), "err", err)
+				log.Warn("rate limiter failed; using the in-process limit", "path", r.URL.Path, "err", err)
 				d, _ = local.Reserve(r.Context(), id, at)
 			}
 			if d > 0 {
-				writeError(w, r, sitediag.RetryLater(CodeRateLimited, nil, max(d, time.Second), "rate limit exceeded for this key"))
+				opts.Refuse(w, r, &RateLimitedError{RetryAfter: max(d, time.Second)})
 				return
 			}
 			next.ServeHTTP(w, r)
