@@ -19,8 +19,6 @@ package blobstore
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -205,9 +203,11 @@ func (s *Store) SignedURL(ctx context.Context, name string) (string, error) {
 // Check writes and deletes a probe object, so it fails when the bucket
 // cannot take a new artifact.
 func (s *Store) Check(ctx context.Context) error {
-	var id [8]byte
-	rand.Read(id[:])
-	key := s.opts.Prefix + ".check-" + hex.EncodeToString(id[:])
+	name, err := artifact.NewName("check")
+	if err != nil {
+		return err
+	}
+	key := s.opts.Prefix + ".check-" + name // never a valid artifact name
 	if err := s.bucket.WriteAll(ctx, key, nil, nil); err != nil {
 		return fmt.Errorf("blobstore: bucket not writable: %w", err)
 	}

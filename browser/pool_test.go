@@ -18,6 +18,7 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/guardnet"
 	"github.com/sitediag/sitediag/internal/procs"
 	"github.com/sitediag/sitediag/net/netx"
 )
@@ -294,7 +295,7 @@ func TestRemoteBrowser(t *testing.T) {
 }
 
 func TestMissingChromium(t *testing.T) {
-	g := guardNetwork{guard.New(nil, guard.NewPolicy([]netip.Prefix{}))}
+	g := guardnet.Network(guard.New(nil, guard.NewPolicy([]netip.Prefix{})))
 	pool, err := New(Config{Network: g, Path: "/nonexistent/chromium"})
 	if err != nil {
 		t.Fatal(err)
@@ -341,7 +342,7 @@ func TestSilentRemoteBrowserTimesOut(t *testing.T) {
 			defer c.Close()
 		}
 	}()
-	g := guardNetwork{guard.New(nil, guard.NewPolicy([]netip.Prefix{}))}
+	g := guardnet.Network(guard.New(nil, guard.NewPolicy([]netip.Prefix{})))
 	pool, err := New(Config{Network: g, RemoteURL: "ws://" + ln.Addr().String() + "/devtools/browser/x", JobTimeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -367,7 +368,7 @@ func TestSilentRemoteBrowserTimesOut(t *testing.T) {
 // browser: the pool stays ready.
 func TestCancelledStartKeepsThePoolReady(t *testing.T) {
 	needChromium(t)
-	g := guardNetwork{guard.New(nil, guard.NewPolicy([]netip.Prefix{}))}
+	g := guardnet.Network(guard.New(nil, guard.NewPolicy([]netip.Prefix{})))
 	pool, err := New(Config{Network: g, Path: os.Getenv("SITEDIAG_CHROME_PATH")})
 	if err != nil {
 		t.Fatal(err)
@@ -407,7 +408,7 @@ func TestQueueWait(t *testing.T) {
 // The Retry-After of a full pool counts the running jobs and the queue,
 // not the last job alone.
 func TestRetryAfterCountsTheQueue(t *testing.T) {
-	p, err := New(Config{Network: guardNetwork{}, MaxJobs: 2, MaxQueue: 10})
+	p, err := New(Config{Network: guardnet.Network(nil), MaxJobs: 2, MaxQueue: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

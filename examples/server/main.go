@@ -42,6 +42,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -174,14 +175,9 @@ func (s *settings) clientConfig() (sitediag.Config, error) {
 	})
 }
 
+// splitList splits a comma list, dropping spaces and empty items.
 func splitList(v string) []string {
-	var out []string
-	for _, item := range strings.Split(v, ",") {
-		if item = strings.TrimSpace(item); item != "" {
-			out = append(out, item)
-		}
-	}
-	return out
+	return slices.DeleteFunc(strings.Split(strings.ReplaceAll(v, " ", ""), ","), func(item string) bool { return item == "" })
 }
 
 // run serves with settings s until SIGINT or SIGTERM.
