@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardnet"
+	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/internal/procs"
 	"github.com/sitediag/sitediag/net/netx"
 )
@@ -328,22 +330,12 @@ func TestChallengeWait(t *testing.T) {
 // hold a job past its JobTimeout, whatever the caller's context: the
 // deadline covers starting the browser, and the WebSocket handshake.
 func TestSilentRemoteBrowserTimesOut(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
+	hold := make(chan struct{})
+	silent := porttest.Listen(t, func(net.Conn) { <-hold }) // reads nothing, answers nothing
+	t.Cleanup(func() { close(hold) })
 	g := guardnet.Network(guard.New(nil, guard.NewPolicy([]netip.Prefix{})))
-	pool, err := New(Config{Network: g, RemoteURL: "ws://" + ln.Addr().String() + "/devtools/browser/x", JobTimeout: 200 * time.Millisecond})
+	remote := fmt.Sprintf("ws://127.0.0.1:%d/devtools/browser/x", silent.Port)
+	pool, err := New(Config{Network: g, RemoteURL: remote, JobTimeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

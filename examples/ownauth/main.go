@@ -14,6 +14,7 @@
 package main
 
 import (
+	"cmp"
 	"crypto/subtle"
 	"log"
 	"net"
@@ -22,7 +23,6 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag"
-	"github.com/sitediag/sitediag/blobstore"
 	"github.com/sitediag/sitediag/httpapi"
 )
 
@@ -31,43 +31,36 @@ func main() {
 	if token == "" {
 		log.Fatal("set OWNAUTH_TOKEN to the token the application's users send")
 	}
-	addr := os.Getenv("OWNAUTH_ADDR")
-	if addr == "" {
-		addr = "127.0.0.1:8082"
-	}
-	log.Fatal(run(addr, token))
-}
-
-// run serves until the listener fails; it returns so that the deferred
-// Close calls run before the process exits.
-func run(addr, token string) error {
+	addr := cmp.Or(os.Getenv("OWNAUTH_ADDR"), "127.0.0.1:8082")
 	cfg, err := sitediag.ConfigFromEnv()
 	if err != nil {
-		return err
+		log.Fatal(err)
 	}
+	log.Fatal(run(addr, token, cfg))
+}
+
+// run serves until the listener fails; it returns so that the client's
+// deferred Close runs before the process exits.
+func run(addr, token string, cfg sitediag.Config) error {
 	client, err := sitediag.New(cfg)
 	if err != nil {
 		return err
 	}
 	defer client.Close()
-	store, err := blobstore.OpenDir(os.TempDir()+"/sitediag-ownauth", blobstore.Options{})
-	if err != nil {
-		return err
-	}
-	defer store.Close()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: newMux(client, store, bearer(token)), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: newMux(client, bearer(token)), ReadHeaderTimeout: 10 * time.Second}
 	log.Printf("listening on %s; the operations are under /diag/", ln.Addr())
 	return srv.Serve(ln)
 }
 
 // newMux is the application's mux: its own page at /, and sitediag's
-// routes under /diag/, each operation behind authenticate.
-func newMux(client *sitediag.Client, store *blobstore.Store, authenticate func(http.Handler) http.Handler) *http.ServeMux {
-	api := httpapi.New(client, httpapi.Options{Authorize: authenticate, Artifacts: store})
+// routes under /diag/, each operation behind authenticate. Artifacts go
+// to the directory store the handler opens by itself.
+func newMux(client *sitediag.Client, authenticate func(http.Handler) http.Handler) *http.ServeMux {
+	api := httpapi.New(client, httpapi.Options{Authorize: authenticate})
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
 		w.Write([]byte("the application's own page\n"))

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/sitediag/sitediag"
-	"github.com/sitediag/sitediag/blobstore"
 )
 
 // TestOwnAuth mounts the operations in a plain ServeMux behind the
@@ -26,12 +25,7 @@ func TestOwnAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer client.Close()
-	store, err := blobstore.OpenDir(t.TempDir(), blobstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	app := httptest.NewServer(newMux(client, store, bearer("s3cret")))
+	app := httptest.NewServer(newMux(client, bearer("s3cret")))
 	defer app.Close()
 
 	up := func(auth, key string) (*http.Response, string) {
