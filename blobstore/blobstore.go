@@ -64,6 +64,7 @@ type Store struct {
 	bucket      *blob.Bucket
 	ownsBucket  bool
 	description string
+	local       bool // a directory of OpenDir's, which cannot sign URLs
 	opts        Options
 	sweep       *sweep.Loop
 	// stopSweep cancels a sweep in progress when the store closes.
@@ -102,6 +103,7 @@ func OpenDir(dir string, opts Options) (*Store, error) {
 	s := newStore(b, opts, "")
 	s.ownsBucket = true
 	s.description = "directory " + dir
+	s.local = true
 	return s, nil
 }
 
@@ -239,6 +241,11 @@ func (s *Store) Sweep(ctx context.Context, now time.Time) error {
 	}
 	return errors.Join(errs...)
 }
+
+// CanSign reports whether SignedURL can work: false for OpenDir's
+// directory, true for a bucket (one that cannot sign fails in
+// SignedURL).
+func (s *Store) CanSign() bool { return !s.local }
 
 // Describe names the back end for /health/service ("s3 bucket
 // artifacts").

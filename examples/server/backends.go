@@ -10,20 +10,13 @@ import (
 	"github.com/redis/go-redis/v9"
 	_ "gocloud.dev/blob/s3blob" // s3:// artifact stores
 
-	"github.com/sitediag/sitediag/artifact"
 	"github.com/sitediag/sitediag/blobstore"
 )
-
-// artifactStore is a store the server closes when it stops.
-type artifactStore interface {
-	artifact.Store
-	Close() error
-}
 
 // openArtifacts opens the store rawURL names: file:///dir is a
 // directory store; any other URL (s3://bucket?…) a bucket through
 // blobstore. Empty means file://<dataDir>/artifacts.
-func openArtifacts(ctx context.Context, rawURL, dataDir string) (artifactStore, error) {
+func openArtifacts(ctx context.Context, rawURL, dataDir string) (*blobstore.Store, error) {
 	if rawURL == "" {
 		return blobstore.OpenDir(filepath.Join(dataDir, "artifacts"), blobstore.Options{})
 	}

@@ -217,9 +217,7 @@ func run(s *settings, log *slog.Logger) error {
 		return err
 	}
 	defer store.Close()
-	if _, ok := store.(interface {
-		SignedURL(context.Context, string) (string, error)
-	}); s.presign && !ok {
+	if s.presign && !store.CanSign() {
 		return errors.New("SITEDIAG_ARTIFACTS_PRESIGN=1 needs a bucket in SITEDIAG_ARTIFACTS_URL (s3://…), not a directory")
 	}
 
