@@ -91,7 +91,7 @@ func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOp
 	if err != nil {
 		return nil, err
 	}
-	res, err := portscan.Scan(ctx, c.guard.DialContext, pinned.Addr, ports, portscan.Options{
+	res, err := portscan.Scan(ctx, c.guard.DialLiteral, pinned.Addr, ports, portscan.Options{
 		Concurrency:    opts.Concurrency,
 		Timeout:        opts.PortTimeout,
 		DetectServices: opts.DetectServices,

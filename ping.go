@@ -60,7 +60,7 @@ func (c *Client) Ping(ctx context.Context, rawTarget string, opts PingOptions) (
 	if err != nil {
 		return nil, err
 	}
-	res, err := ping.Ping(ctx, pinned.Addr, ping.Options{Count: count, Dial: c.guard.DialContext})
+	res, err := ping.Ping(ctx, pinned.Addr, ping.Options{Count: count, Dial: c.guard.DialLiteral})
 	switch {
 	case errors.Is(err, netx.ErrNotAllowed):
 		return nil, notAllowed(err)

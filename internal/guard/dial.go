@@ -3,6 +3,7 @@ package guard
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http/httptrace"
 	"net/netip"
@@ -127,18 +128,26 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (net.C
 	return g.DialAddrs(ctx, network, addrs, port)
 }
 
-// resolveAddress splits host:port and resolves host to allowed
-// addresses. An IP literal is not resolved: the dial checks it.
+// resolveAddress splits host:port and resolves host to allowed addresses.
 func (g *Guard) resolveAddress(ctx context.Context, address string) ([]netip.Addr, uint16, error) {
 	host, port, err := splitHostPort(address)
 	if err != nil {
 		return nil, 0, err
 	}
-	if addr, err := netip.ParseAddr(host); err == nil {
-		return []netip.Addr{addr}, port, nil
-	}
 	addrs, err := g.Resolve(ctx, host)
 	return addrs, port, err
+}
+
+// DialLiteral connects to address, an IP address and port
+// ("192.0.2.1:443", "[2001:db8::1]:80"), without a resolution: the caller
+// has resolved and pinned the target (ping, portscan). The address is
+// checked at connect time, as every address is.
+func (g *Guard) DialLiteral(ctx context.Context, network, address string) (net.Conn, error) {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return nil, fmt.Errorf("guard: %q is not an IP address and port: %w", address, err)
+	}
+	return g.DialAddrs(ctx, network, []netip.Addr{ap.Addr()}, ap.Port())
 }
 
 // DialAddrs connects to the first of addrs that accepts, on port. Use it

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/target"
 	"github.com/sitediag/sitediag/net/netx"
 )
@@ -215,4 +216,33 @@ func TestProxyNoAddress(t *testing.T) {
 		t.Fatalf("err = %v, want a *netx.ProxyError", err)
 	}
 	_ = err.Error()
+}
+
+func TestDialLiteral(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	g := New(&dns.Resolver{}, NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}))
+	conn, err := g.DialLiteral(context.Background(), "tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatalf("allowed literal: %v", err)
+	}
+	conn.Close()
+	if _, err := g.DialLiteral(context.Background(), "tcp", "127.0.0.2:80"); !errors.Is(err, netx.ErrNotAllowed) {
+		t.Errorf("refused literal: got %v, want ErrNotAllowed", err)
+	}
+	if _, err := g.DialLiteral(context.Background(), "tcp", "localhost:80"); err == nil || errors.Is(err, netx.ErrNotAllowed) {
+		t.Errorf("a name: got %v, want a refusal to resolve it", err)
+	}
 }

@@ -19,7 +19,7 @@ import (
 
 // dialAllowing is the guard's dialer with only the given networks exempt.
 func dialAllowing(prefixes ...netip.Prefix) netx.DialFunc {
-	return guard.New(&dns.Resolver{}, guard.NewPolicy(prefixes)).DialContext
+	return guard.New(&dns.Resolver{}, guard.NewPolicy(prefixes)).DialLiteral
 }
 
 // childArg is what a parent test asks the child in the client namespace

@@ -23,7 +23,7 @@ var loopback = netip.MustParseAddr("127.0.0.1")
 // allowLoopback is the guard's dialer with only 127.0.0.1 exempt.
 func allowLoopback() netx.DialFunc {
 	g := guard.New(&dns.Resolver{}, guard.NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}))
-	return g.DialContext
+	return g.DialLiteral
 }
 
 func TestScanOpenAndClosed(t *testing.T) {
@@ -49,7 +49,7 @@ func TestScanOpenAndClosed(t *testing.T) {
 
 func TestScanRefusedAddress(t *testing.T) {
 	ln := porttest.Listen(t, porttest.Hangup)
-	deny := guard.New(&dns.Resolver{}, guard.NewPolicy(nil)).DialContext
+	deny := guard.New(&dns.Resolver{}, guard.NewPolicy(nil)).DialLiteral
 	_, err := Scan(context.Background(), deny, loopback, []uint16{ln.Port}, Options{})
 	if !errors.Is(err, netx.ErrNotAllowed) {
 		t.Fatalf("err = %v, want netx.ErrNotAllowed", err)
