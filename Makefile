@@ -6,6 +6,9 @@ GO ?= go
 # unset, the server's own default applies: SITEDIAG_ADDR, else
 # 127.0.0.1:8080.
 ADDR ?=
+# STATICCHECK is the pinned staticcheck `make test` runs after go vet
+# (2026.2.2), fetched through the module proxy by go run.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .PHONY: run test setup setup-test vet fmt bench
 
@@ -20,6 +23,7 @@ vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
 
 # setup installs what running needs, when it is missing: Chromium, Node
 # and npm (Debian packages, as root) and Lighthouse (outside the checkout,

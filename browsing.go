@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag/browser"
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/neterr"
 	"github.com/sitediag/sitediag/internal/target"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // PageOptions are the options every browser operation shares; each
@@ -145,7 +145,7 @@ func (c *Client) checkPage(ctx context.Context, t *target.Target) error {
 // target's outcome, UNABLE_TO_CONNECT, saying why ("name not resolved",
 // "DNS servers did not answer in time", …).
 func resolveFailed(err error, name string) *Error {
-	if errors.Is(err, guard.ErrNotAllowed) {
+	if errors.Is(err, netx.ErrNotAllowed) {
 		return notAllowed(err)
 	}
 	return NewError(CodeUnableToConnect, err, "%s: %s", name, neterr.Why(err))
@@ -158,7 +158,7 @@ func mapBrowserError(err error, failed Code) *Error {
 	var unavailable *browser.UnavailableError
 	var nav *browser.NavigationError
 	var selector *browser.SelectorError
-	var proxyErr *guard.ProxyError
+	var proxyErr *netx.ProxyError
 	var own *Error
 	switch {
 	case errors.As(err, &own): // a check of ours inside the job, such as checkPage
@@ -169,7 +169,7 @@ func mapBrowserError(err error, failed Code) *Error {
 		return NewError(CodeBrowserUnavailable, err, "Chromium is not installed on this server")
 	case errors.As(err, &unavailable), errors.Is(err, browser.ErrClosed):
 		return NewError(CodeBrowserUnavailable, err, "the browser could not be started")
-	case errors.Is(err, guard.ErrNotAllowed):
+	case errors.Is(err, netx.ErrNotAllowed):
 		return notAllowed(err)
 	case errors.As(err, &proxyErr): // the operator's, not the target's
 		return NewError(failed, err, "the proxy for this country could not be used")

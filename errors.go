@@ -3,7 +3,6 @@ package sitediag
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 )
 
@@ -11,23 +10,20 @@ import (
 // error envelope.
 type Code string
 
-// The error codes: the spec's table, and the codes of DESIGN §2 for the
-// cases the spec leaves open.
+// The error codes of the operations: what failed, whatever the transport.
+// They are the spec's table and the codes of DESIGN §2 for the cases the
+// spec leaves open, but for the ones only a server answers with (a
+// missing key, an unknown route, a body too large…), which belong to the
+// server (see httpapi), as do the HTTP statuses.
 const (
 	CodeInvalidURL              Code = "INVALID_URL"
 	CodeInvalidParameters       Code = "INVALID_PARAMETERS"
 	CodeProxyCountryUnsupported Code = "PROXY_COUNTRY_UNSUPPORTED"
-	CodeUnauthorized            Code = "UNAUTHORIZED"
 	CodeTargetNotAllowed        Code = "TARGET_NOT_ALLOWED"
-	CodeNotFound                Code = "NOT_FOUND"
-	CodeMethodNotAllowed        Code = "METHOD_NOT_ALLOWED"
-	CodePayloadTooLarge         Code = "PAYLOAD_TOO_LARGE"
-	CodeUnsupportedMediaType    Code = "UNSUPPORTED_MEDIA_TYPE"
 	CodeUnableToConnect         Code = "UNABLE_TO_CONNECT"
 	CodeNoMetadata              Code = "NO_METADATA"
 	CodeTLSHandshakeFailed      Code = "TLS_HANDSHAKE_FAILED"
 	CodeTooManyRedirects        Code = "TOO_MANY_REDIRECTS"
-	CodeRateLimited             Code = "RATE_LIMITED"
 	CodeCrawlFailed             Code = "CRAWL_FAILED"
 	CodePDFConversionFailed     Code = "PDF_CONVERSION_FAILED"
 	CodeLighthouseUnexpected    Code = "LIGHTHOUSE_UNEXPECTED"
@@ -55,39 +51,8 @@ const (
 	CodeInternal                Code = "INTERNAL_ERROR"
 )
 
-// Status returns the HTTP status the API answers the code with.
-func (c Code) Status() int {
-	switch c {
-	case CodeInvalidURL, CodeInvalidParameters, CodeProxyCountryUnsupported:
-		return http.StatusBadRequest
-	case CodeUnauthorized:
-		return http.StatusUnauthorized
-	case CodeTargetNotAllowed:
-		return http.StatusForbidden
-	case CodeNotFound:
-		return http.StatusNotFound
-	case CodeMethodNotAllowed:
-		return http.StatusMethodNotAllowed
-	case CodePayloadTooLarge:
-		return http.StatusRequestEntityTooLarge
-	case CodeUnsupportedMediaType:
-		return http.StatusUnsupportedMediaType
-	case CodeUnableToConnect, CodeNoMetadata, CodeTLSHandshakeFailed:
-		return http.StatusUnprocessableEntity
-	case CodeTooManyRedirects, CodeRateLimited:
-		return http.StatusTooManyRequests
-	case CodeDNSSECQueryFailed:
-		return http.StatusBadGateway
-	case CodeDNSSECTimeout:
-		return http.StatusGatewayTimeout
-	case CodeBrowserUnavailable, CodeLighthouseUnavailable, CodeBusy:
-		return http.StatusServiceUnavailable
-	}
-	return http.StatusInternalServerError
-}
-
-// Error is the error every operation returns. Code is what the API
-// answers (Status gives its HTTP status); Details is a human-readable
+// Error is the error every operation returns. Code says what failed
+// (the API's message; httpapi maps it to an HTTP status); Details is a human-readable
 // explanation that is safe to show the caller (it never describes what
 // the SSRF policy protects); Err is the underlying cause, for logs and
 // errors.Is, never shown. Build one with NewError.
@@ -102,8 +67,8 @@ type Error struct {
 	Code    Code
 	Details string
 	Err     error
-	// RetryAfter, when set on CodeBusy or CodeRateLimited, says when to
-	// try again.
+	// RetryAfter, when set (on CodeBusy, or a server's rate limit),
+	// says when to try again.
 	RetryAfter time.Duration
 }
 
@@ -117,9 +82,6 @@ var (
 	ErrBrowserUnavailable = &Error{Code: CodeBrowserUnavailable}
 	ErrBusy               = &Error{Code: CodeBusy}
 )
-
-// Status is the HTTP status the API answers e with: its Code's.
-func (e *Error) Status() int { return e.Code.Status() }
 
 func (e *Error) Error() string {
 	msg := "sitediag: " + string(e.Code)

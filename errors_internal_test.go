@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"syscall"
 	"testing"
 	"time"
@@ -15,16 +14,16 @@ import (
 	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/net/httpprobe"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // outcome is what a mapper's *Error says, for go-cmp.
 type outcome struct {
 	Code    Code
-	Status  int
 	Details string
 }
 
-func outcomeOf(e *Error) outcome { return outcome{e.Code, e.Status(), e.Details} }
+func outcomeOf(e *Error) outcome { return outcome{e.Code, e.Details} }
 
 func TestMapHTTPError(t *testing.T) {
 	refused := &httpprobe.FetchError{URL: "https://a.test/", Err: syscall.ECONNREFUSED}
@@ -33,16 +32,16 @@ func TestMapHTTPError(t *testing.T) {
 		err  error
 		want outcome
 	}{
-		{"policy", fmt.Errorf("dial: %w", guard.ErrNotAllowed), outcome{CodeTargetNotAllowed, 403, "the target is not allowed"}},
-		{"country proxy", &guard.ProxyError{Proxy: "127.0.0.1:1", Err: syscall.ECONNREFUSED}, outcome{CodeTTFBFailed, 500, "the proxy for this country could not be used"}},
-		{"redirects", httpprobe.ErrTooManyRedirects, outcome{CodeTooManyRedirects, 429, "more than 10 redirects, or a redirect loop"}},
-		{"deadline", fmt.Errorf("get: %w", context.DeadlineExceeded), outcome{CodeUnableToConnect, 422, "the target did not answer in time"}},
-		{"refused", refused, outcome{CodeUnableToConnect, 422, "https://a.test/: connection refused"}},
-		{"not resolved", &httpprobe.FetchError{URL: "https://a.test/", Err: &guard.ResolveError{Host: "a.test", Err: errors.New("nx")}}, outcome{CodeUnableToConnect, 422, "https://a.test/: name not resolved"}},
+		{"policy", fmt.Errorf("dial: %w", netx.ErrNotAllowed), outcome{CodeTargetNotAllowed, "the target is not allowed"}},
+		{"country proxy", &netx.ProxyError{Proxy: "127.0.0.1:1", Err: syscall.ECONNREFUSED}, outcome{CodeTTFBFailed, "the proxy for this country could not be used"}},
+		{"redirects", httpprobe.ErrTooManyRedirects, outcome{CodeTooManyRedirects, "more than 10 redirects, or a redirect loop"}},
+		{"deadline", fmt.Errorf("get: %w", context.DeadlineExceeded), outcome{CodeUnableToConnect, "the target did not answer in time"}},
+		{"refused", refused, outcome{CodeUnableToConnect, "https://a.test/: connection refused"}},
+		{"not resolved", &httpprobe.FetchError{URL: "https://a.test/", Err: &guard.ResolveError{Host: "a.test", Err: errors.New("nx")}}, outcome{CodeUnableToConnect, "https://a.test/: name not resolved"}},
 		{"DNS servers silent until the deadline", &httpprobe.FetchError{URL: "https://a.test/", Err: &guard.ResolveError{Host: "a.test", Err: fmt.Errorf("%w: %w", dns.ErrNoAnswer, context.DeadlineExceeded)}},
-			outcome{CodeUnableToConnect, 422, "https://a.test/: DNS servers did not answer in time"}},
-		{"own error passes", InvalidParameter("url", "bad"), outcome{CodeInvalidParameters, 400, "url: bad"}},
-		{"anything else", errors.New("boom"), outcome{CodeTTFBFailed, 500, "the operation could not be completed"}},
+			outcome{CodeUnableToConnect, "https://a.test/: DNS servers did not answer in time"}},
+		{"own error passes", InvalidParameter("url", "bad"), outcome{CodeInvalidParameters, "url: bad"}},
+		{"anything else", errors.New("boom"), outcome{CodeTTFBFailed, "the operation could not be completed"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := mapHTTPError(tc.err, CodeTTFBFailed)
@@ -62,15 +61,15 @@ func TestMapBrowserError(t *testing.T) {
 		err  error
 		want outcome
 	}{
-		{"busy", &browser.BusyError{RetryAfter: 3 * time.Second}, outcome{CodeBusy, 503, "every browser slot is busy and the queue is full; try again later"}},
-		{"not installed", fmt.Errorf("start: %w", browser.ErrNotFound), outcome{CodeBrowserUnavailable, 503, "Chromium is not installed on this server"}},
-		{"closed", browser.ErrClosed, outcome{CodeBrowserUnavailable, 503, "the browser could not be started"}},
-		{"policy", &browser.NavigationError{URL: "https://a.test/", Err: browser.ErrNotAllowed}, outcome{CodeTargetNotAllowed, 403, "the target is not allowed"}},
-		{"navigation", &browser.NavigationError{URL: "https://a.test/", Reason: "net::ERR_CONNECTION_REFUSED"}, outcome{CodeUnableToConnect, 422, "https://a.test/: connection refused"}},
-		{"no element", browser.ErrNoElement, outcome{CodeInvalidParameters, 400, "selector: matched no visible element on the page (set fallbackToFullPage to capture the full page instead)"}},
-		{"crash", browser.ErrCrashed, outcome{CodeScreenshotFailed, 500, "the browser crashed while rendering the page"}},
-		{"deadline", context.DeadlineExceeded, outcome{CodeScreenshotFailed, 500, "the page did not finish rendering in time"}},
-		{"anything else", errors.New("boom"), outcome{CodeScreenshotFailed, 500, "the browser could not render the page"}},
+		{"busy", &browser.BusyError{RetryAfter: 3 * time.Second}, outcome{CodeBusy, "every browser slot is busy and the queue is full; try again later"}},
+		{"not installed", fmt.Errorf("start: %w", browser.ErrNotFound), outcome{CodeBrowserUnavailable, "Chromium is not installed on this server"}},
+		{"closed", browser.ErrClosed, outcome{CodeBrowserUnavailable, "the browser could not be started"}},
+		{"policy", &browser.NavigationError{URL: "https://a.test/", Err: netx.ErrNotAllowed}, outcome{CodeTargetNotAllowed, "the target is not allowed"}},
+		{"navigation", &browser.NavigationError{URL: "https://a.test/", Reason: "net::ERR_CONNECTION_REFUSED"}, outcome{CodeUnableToConnect, "https://a.test/: connection refused"}},
+		{"no element", browser.ErrNoElement, outcome{CodeInvalidParameters, "selector: matched no visible element on the page (set fallbackToFullPage to capture the full page instead)"}},
+		{"crash", browser.ErrCrashed, outcome{CodeScreenshotFailed, "the browser crashed while rendering the page"}},
+		{"deadline", context.DeadlineExceeded, outcome{CodeScreenshotFailed, "the page did not finish rendering in time"}},
+		{"anything else", errors.New("boom"), outcome{CodeScreenshotFailed, "the browser could not render the page"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := mapBrowserError(tc.err, CodeScreenshotFailed)
@@ -100,20 +99,8 @@ func TestErrorContract(t *testing.T) {
 	if got := CodeOf(errors.New("plain")); got != "" {
 		t.Errorf("CodeOf(plain) = %q, want empty", got)
 	}
-	r := RetryLater(CodeRateLimited, nil, 2*time.Second, "slow down")
-	if r.Status() != http.StatusTooManyRequests || r.RetryAfter != 2*time.Second {
-		t.Errorf("RetryLater: status %d, after %v", r.Status(), r.RetryAfter)
-	}
-	for code, status := range map[Code]int{
-		CodeInvalidURL: 400, CodeInvalidParameters: 400, CodeProxyCountryUnsupported: 400, CodeUnauthorized: 401,
-		CodeTargetNotAllowed: 403, CodeNotFound: 404, CodeMethodNotAllowed: 405, CodePayloadTooLarge: 413,
-		CodeUnsupportedMediaType: 415, CodeUnableToConnect: 422, CodeNoMetadata: 422, CodeTLSHandshakeFailed: 422,
-		CodeTooManyRedirects: 429, CodeRateLimited: 429, CodeDNSSECQueryFailed: 502, CodeDNSSECTimeout: 504,
-		CodeBrowserUnavailable: 503, CodeLighthouseUnavailable: 503, CodeBusy: 503, CodeScreenshotFailed: 500,
-		CodeInternal: 500,
-	} {
-		if got := NewError(code, nil, "x").Status(); got != status {
-			t.Errorf("%s: status %d, want %d", code, got, status)
-		}
+	r := RetryLater(CodeBusy, nil, 2*time.Second, "slow down")
+	if r.Code != CodeBusy || r.RetryAfter != 2*time.Second || r.Details != "slow down" {
+		t.Errorf("RetryLater: %+v", r)
 	}
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/netip"
 
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/target"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // pinnedTarget is a host-level target resolved once: every packet of the
@@ -39,7 +39,7 @@ func (c *Client) pin(ctx context.Context, t *target.Target) (*pinnedTarget, erro
 	}
 	addr := addrs[0]
 	if !c.guard.Allowed(addr) {
-		return nil, notAllowed(guard.ErrNotAllowed)
+		return nil, notAllowed(netx.ErrNotAllowed)
 	}
 	return &pinnedTarget{Target: t, Addr: addr}, nil
 }

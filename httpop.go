@@ -10,6 +10,7 @@ import (
 	"github.com/sitediag/sitediag/internal/neterr"
 	"github.com/sitediag/sitediag/internal/target"
 	"github.com/sitediag/sitediag/net/httpprobe"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // RequestOptions are the options every HTTP-level operation shares; each
@@ -97,12 +98,12 @@ func (c *Client) client(r *httpRequest) *http.Client {
 func mapHTTPError(err error, failed Code) *Error {
 	var own *Error
 	var fetchErr *httpprobe.FetchError
-	var proxyErr *guard.ProxyError
+	var proxyErr *netx.ProxyError
 	var resolveErr *guard.ResolveError
 	switch {
 	case errors.As(err, &own):
 		return own
-	case errors.Is(err, guard.ErrNotAllowed):
+	case errors.Is(err, netx.ErrNotAllowed):
 		return notAllowed(err)
 	case errors.As(err, &proxyErr):
 		return NewError(failed, err, "the proxy for this country could not be used")

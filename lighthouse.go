@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"github.com/sitediag/sitediag/browser"
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/lighthouse"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // LighthouseOptions are the options of Lighthouse and the API's body of
@@ -117,7 +117,7 @@ func (c *Client) Lighthouse(ctx context.Context, rawURL string, opts LighthouseO
 		return nil, mapLighthouseError(err)
 	}
 	if re := rep.RuntimeError; re != nil {
-		var proxyErr *guard.ProxyError
+		var proxyErr *netx.ProxyError
 		if errors.As(rep.Failure, &proxyErr) { // the operator's, not the target's
 			return nil, NewError(CodeLighthouseUnexpected, rep.Failure, "the proxy for this country could not be used")
 		}

@@ -3,8 +3,6 @@ package sitediag
 import (
 	"context"
 	"net/url"
-	"slices"
-	"strings"
 
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/content"
@@ -23,23 +21,7 @@ type MixedContentOptions struct {
 
 // MixedContentItem is one insecure (http: or ws:) URL an https page
 // loads, tried to load, or names in its markup.
-type MixedContentItem struct {
-	URL string `json:"url"`
-	// Type is script, stylesheet, image, media, iframe, font, object,
-	// form, xhr, fetch, websocket, manifest, icon or other.
-	Type string `json:"type"`
-	// Active is true for what can change the page: scripts, styles,
-	// frames, fonts, fetches, WebSockets, objects and forms.
-	Active bool `json:"active"`
-	// Blocked says Chromium refused to load it as mixed content.
-	Blocked bool `json:"blocked"`
-	// Upgraded says Chromium loaded it over https instead (passive
-	// content that browsers upgrade automatically).
-	Upgraded bool `json:"upgraded"`
-	// Source is browser (the page requested it) or html (only named in
-	// the markup, such as a form's action or a lazy image).
-	Source string `json:"source"`
-}
+type MixedContentItem = browser.MixedContentItem
 
 // MixedContentResult is what an https page loads over http. The tagged
 // fields are the API's data.
@@ -108,116 +90,17 @@ func (c *Client) MixedContent(ctx context.Context, rawURL string, opts MixedCont
 	if err != nil {
 		return nil, NewError(CodeMixedContentCheckFailed, err, "the page's final URL does not parse")
 	}
-	res.Insecure, res.Secure, res.Items = []string{}, []string{}, []MixedContentItem{}
 	if final.Scheme != "https" {
+		res.Insecure, res.Secure, res.Items = []string{}, []string{}, []MixedContentItem{}
 		return res, nil
 	}
 	doc, err := content.ParseText(html, final)
 	if err != nil {
 		return nil, NewError(CodeMixedContentCheckFailed, err, "the page could not be parsed")
 	}
-	res.collect(final, requests, issues, content.References(doc))
+	mc := browser.ClassifyMixedContent(final, requests, issues, content.References(doc))
+	res.Insecure, res.Secure, res.Items = mc.Insecure, mc.Secure, mc.Items
 	return res, nil
-}
-
-// collect classifies what the page requested, what Chromium reported and
-// what the markup names.
-func (res *MixedContentResult) collect(page *url.URL, requests []browser.Request, issues []browser.MixedContentIssue, refs []content.Reference) {
-	byURL := map[string]int{}
-	add := func(item MixedContentItem) *MixedContentItem {
-		if i, ok := byURL[item.URL]; ok {
-			return &res.Items[i]
-		}
-		byURL[item.URL] = len(res.Items)
-		res.Items = append(res.Items, item)
-		return &res.Items[len(res.Items)-1]
-	}
-	secure := map[string]bool{}
-	for _, r := range requests {
-		if r.Type == "Document" && r.URL == page.String() {
-			continue // the page itself
-		}
-		switch scheme(r.URL) {
-		case "https", "wss":
-			if !secure[r.URL] {
-				secure[r.URL] = true
-				res.Secure = append(res.Secure, r.URL)
-			}
-		case "http", "ws":
-			typ := requestType(r.Type)
-			item := add(MixedContentItem{URL: r.URL, Type: typ, Active: isActive(typ), Source: "browser"})
-			item.Blocked = item.Blocked || r.Blocked && r.Reason == "mixed-content"
-		}
-	}
-	for _, is := range issues {
-		typ := issueType(is.ResourceType)
-		item := add(MixedContentItem{URL: is.URL, Type: typ, Active: isActive(typ), Source: "browser"})
-		switch is.Resolution {
-		case "MixedContentBlocked":
-			item.Blocked = true
-		case "MixedContentAutomaticallyUpgraded":
-			item.Upgraded = true
-		}
-	}
-	for _, r := range refs {
-		if scheme(r.URL) == "http" {
-			add(MixedContentItem{URL: r.URL, Type: r.Kind, Active: isActive(r.Kind), Source: "html"})
-		}
-	}
-	for _, item := range res.Items {
-		res.Insecure = append(res.Insecure, item.URL)
-	}
-}
-
-func scheme(raw string) string {
-	s, _, _ := strings.Cut(raw, ":")
-	return strings.ToLower(s)
-}
-
-// requestType names Chromium's resource type as an item type.
-func requestType(t string) string {
-	switch t {
-	case "Document":
-		return "iframe"
-	case "XHR":
-		return "xhr"
-	case "EventSource":
-		return "fetch"
-	case "Script", "Stylesheet", "Image", "Media", "Font", "Fetch", "WebSocket", "Manifest":
-		return strings.ToLower(t)
-	}
-	return "other"
-}
-
-// issueType names a mixed-content issue's resource type as an item type.
-func issueType(t string) string {
-	switch t {
-	case "Script", "Worker", "SharedWorker", "ServiceWorker", "Import":
-		return "script"
-	case "Stylesheet", "XSLT":
-		return "stylesheet"
-	case "Image", "Favicon":
-		return "image"
-	case "Audio", "Video", "Track":
-		return "media"
-	case "Frame":
-		return "iframe"
-	case "XMLHttpRequest":
-		return "xhr"
-	case "Form", "Font", "Fetch", "Manifest":
-		return strings.ToLower(t)
-	case "EventSource", "Beacon", "Ping":
-		return "fetch"
-	case "PluginResource", "PluginData":
-		return "object"
-	}
-	return "other"
-}
-
-// isActive reports whether content of this type can change the page
-// (W3C Mixed Content's "blockable" content).
-func isActive(typ string) bool {
-	return !slices.Contains([]string{"image", "media", "icon", "other"}, typ)
 }
 
 // MixedContent calls Client.MixedContent on the default client.

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/net/netx"
 	"github.com/sitediag/sitediag/net/portscan"
 )
 
@@ -89,14 +89,14 @@ func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOp
 	if err != nil {
 		return nil, err
 	}
-	res, err := portscan.Scan(ctx, c.guard.DialAddrs, pinned.Addr, ports, portscan.Options{
+	res, err := portscan.Scan(ctx, c.guard.DialLiteral, pinned.Addr, ports, portscan.Options{
 		Concurrency:    opts.Concurrency,
 		Timeout:        opts.PortTimeout.Duration(),
 		DetectServices: opts.DetectServices.Bool(),
 		Names:          ranking,
 	})
 	switch {
-	case errors.Is(err, guard.ErrNotAllowed):
+	case errors.Is(err, netx.ErrNotAllowed):
 		return nil, notAllowed(err)
 	case errors.Is(err, context.DeadlineExceeded):
 		return nil, NewError(CodePortScanFailed, err, "the scan did not finish in time")

@@ -5,8 +5,8 @@ import (
 	"context"
 	"errors"
 
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/neterr"
+	"github.com/sitediag/sitediag/net/netx"
 	"github.com/sitediag/sitediag/net/ping"
 )
 
@@ -56,9 +56,9 @@ func (c *Client) Ping(ctx context.Context, rawTarget string, opts PingOptions) (
 	if err != nil {
 		return nil, err
 	}
-	res, err := ping.Ping(ctx, pinned.Addr, ping.Options{Count: opts.Count, Dial: c.guard.DialAddrs})
+	res, err := ping.Ping(ctx, pinned.Addr, ping.Options{Count: opts.Count, Dial: c.guard.DialLiteral})
 	switch {
-	case errors.Is(err, guard.ErrNotAllowed):
+	case errors.Is(err, netx.ErrNotAllowed):
 		return nil, notAllowed(err)
 	case errors.Is(err, context.DeadlineExceeded):
 		return nil, NewError(CodePingFailed, err, "the ping did not finish in time")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/net/httpprobe"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // ProtocolSupport says which HTTP versions a site speaks; see
@@ -20,9 +21,9 @@ type ProtocolSupport = httpprobe.ProtocolSupport
 // recordingClient returns the client factory of httpprobe's header walks
 // (a guarded client through proxy, with the walk's connection wrapper)
 // and a function that closes what it built.
-func (c *Client) recordingClient(proxy *url.URL) (func(wrap func(net.Conn) net.Conn) httpprobe.Doer, func()) {
+func (c *Client) recordingClient(proxy *url.URL) (netx.ClientFunc, func()) {
 	var client *http.Client
-	newClient := func(wrap func(net.Conn) net.Conn) httpprobe.Doer {
+	newClient := func(wrap func(net.Conn) net.Conn) netx.Doer {
 		client = c.guard.NewHTTPClient(guard.HTTPOptions{WrapConn: wrap, Proxy: proxy})
 		return client
 	}
@@ -36,7 +37,9 @@ func (c *Client) recordingClient(proxy *url.URL) (func(wrap func(net.Conn) net.C
 // measure times a GET of u (and its redirects when follow is set), each
 // request on a fresh guarded client through proxy.
 func (c *Client) measure(ctx context.Context, u *url.URL, proxy *url.URL, opts httpprobe.MeasureOptions) (*httpprobe.Measurement, error) {
-	newClient := func() httpprobe.Doer { return c.guard.NewHTTPClient(guard.HTTPOptions{Proxy: proxy}) }
+	newClient := func(wrap func(net.Conn) net.Conn) netx.Doer {
+		return c.guard.NewHTTPClient(guard.HTTPOptions{WrapConn: wrap, Proxy: proxy})
+	}
 	return httpprobe.Measure(ctx, newClient, u, opts)
 }
 

@@ -49,7 +49,6 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -73,7 +72,9 @@ import (
 // DefaultTimeout bounds an operation whose context has no deadline.
 const DefaultTimeout = 60 * time.Second
 
-// Config configures a Client. The zero value is a working configuration:
+// Config configures a Client; the library reads no environment variable,
+// ConfigFromEnv reads the SITEDIAG_* ones into a Config. The zero value
+// is a working configuration:
 // the system's DNS servers, the full SSRF policy with no exceptions, and
 // DefaultTimeout.
 type Config struct {
@@ -92,8 +93,7 @@ type Config struct {
 	HostsFile string
 	// DNSSECTrustAnchor is a file of DS or DNSKEY records (zone-file
 	// form, one owner) where /dnssec's chain of trust starts. Empty means
-	// $SITEDIAG_DNSSEC_TRUST_ANCHOR, and when that is empty too, the IANA
-	// root anchor built in (dns.RootTrustAnchor).
+	// the IANA root anchor built in (dns.RootTrustAnchor).
 	DNSSECTrustAnchor string
 	// Timeout bounds each operation whose context has no deadline. If
 	// zero, DefaultTimeout.
@@ -124,8 +124,7 @@ type Config struct {
 	// against. If nil, the system's roots.
 	RootCAs *x509.CertPool
 	// ChromePath is the Chromium binary for the browser operations. If
-	// empty, $SITEDIAG_CHROME_PATH, then chromium, chromium-browser and
-	// google-chrome on PATH. Nothing is ever downloaded; without a
+	// empty, chromium, chromium-browser and google-chrome on PATH. Nothing is ever downloaded; without a
 	// binary those operations fail with BROWSER_UNAVAILABLE.
 	ChromePath string
 	// BrowserURL, if set, is a running browser to use instead of
@@ -167,9 +166,9 @@ type Config struct {
 	// BrowserJobTimeout bounds each browser job from the moment it has a
 	// slot. If zero, 60 s.
 	BrowserJobTimeout time.Duration
-	// LighthouseDir holds node_modules/lighthouse. If empty,
-	// $SITEDIAG_LIGHTHOUSE_DIR, then where make setup installs it
-	// (lighthouse.DefaultDirs), whatever the working directory.
+	// LighthouseDir holds node_modules/lighthouse. If empty, where make
+	// setup installs it (lighthouse.DefaultDirs), whatever the working
+	// directory.
 	LighthouseDir string
 	// LighthouseJobTimeout bounds each audit from the moment it has the
 	// worker. If zero, 90 s.
@@ -245,20 +244,13 @@ func New(cfg Config) (*Client, error) {
 		cfg.Now = time.Now
 	}
 	resolver := &dns.Resolver{Servers: servers, HostsFile: cfg.HostsFile}
-	anchorFile := cfg.DNSSECTrustAnchor
-	if anchorFile == "" {
-		anchorFile = os.Getenv("SITEDIAG_DNSSEC_TRUST_ANCHOR")
-	}
-	if anchorFile != "" {
-		if resolver.TrustAnchor, err = dns.ReadTrustAnchor(anchorFile); err != nil {
+	if cfg.DNSSECTrustAnchor != "" {
+		if resolver.TrustAnchor, err = dns.ReadTrustAnchor(cfg.DNSSECTrustAnchor); err != nil {
 			return nil, err
 		}
 	}
 	g := guard.New(resolver, guard.NewPolicy(cfg.AllowNetworks))
 	chrome := cfg.ChromePath
-	if chrome == "" {
-		chrome = os.Getenv("SITEDIAG_CHROME_PATH")
-	}
 	var remotes []string
 	for _, u := range strings.Split(cfg.BrowserURL, ",") {
 		if u = strings.TrimSpace(u); u != "" {

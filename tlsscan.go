@@ -5,11 +5,13 @@ import (
 	"errors"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/neterr"
 	"github.com/sitediag/sitediag/internal/target"
+	"github.com/sitediag/sitediag/net/netx"
 	"github.com/sitediag/sitediag/tls"
 )
 
@@ -70,8 +72,11 @@ func (c *Client) TLSScan(ctx context.Context, rawURL string, opts TLSScanOptions
 	if err != nil {
 		return nil, mapTLSError(err)
 	}
-	dial := func(ctx context.Context) (net.Conn, error) { return c.guard.DialAddrs(ctx, "tcp", addrs, port) }
-	res, err := tls.Scan(ctx, dial, t.Host, tls.Options{Roots: c.cfg.RootCAs, Now: c.cfg.Now, ProbeTimeout: opts.ProbeTimeout.Duration()})
+	// Every probe connects to the addresses resolved here, whatever it asks for.
+	pinned := func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return c.guard.DialAddrs(ctx, network, addrs, port)
+	}
+	res, err := tls.Scan(ctx, pinned, net.JoinHostPort(t.Host, strconv.Itoa(int(port))), tls.Options{Roots: c.cfg.RootCAs, Now: c.cfg.Now, ProbeTimeout: opts.ProbeTimeout.Duration()})
 	if err != nil {
 		return nil, mapTLSError(err)
 	}
@@ -99,7 +104,7 @@ func mapTLSError(err error) *Error {
 	var resolveErr *guard.ResolveError
 	var noProtocol *tls.NoProtocolError
 	switch {
-	case errors.Is(err, guard.ErrNotAllowed):
+	case errors.Is(err, netx.ErrNotAllowed):
 		return notAllowed(err)
 	case errors.As(err, &noProtocol): // before the deadline: it may wrap a dial's timeout
 		return NewError(CodeTLSHandshakeFailed, err, "unable to establish a TLS connection with the target server: %s", noProtocol.Reason)

@@ -1,8 +1,9 @@
 // Package blobstore keeps the API's artifacts (screenshots, PDFs,
-// reports) in a bucket through gocloud.dev/blob, on Amazon S3 or any
-// S3-compatible service, so that every replica serves what any one of
-// them stored. It implements httpapi.ArtifactStore, and hands out
-// pre-signed URLs for httpapi.Options.PresignArtifacts.
+// reports) in a bucket through gocloud.dev/blob: a local directory
+// (OpenDir, on gocloud's fileblob) for one server, or Amazon S3 or any
+// S3-compatible service (Open), so that every replica serves what any
+// one of them stored. A Store is an artifact.Store, and hands out
+// pre-signed URLs of an S3 bucket for httpapi.Options.PresignArtifacts.
 //
 // # Expiry
 //
@@ -18,8 +19,6 @@ package blobstore
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -28,10 +27,10 @@ import (
 	"time"
 
 	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/s3blob" // s3:// URLs
+	"gocloud.dev/blob/fileblob"
 	"gocloud.dev/gcerrors"
 
-	"github.com/sitediag/sitediag/httpapi"
+	"github.com/sitediag/sitediag/artifact"
 	"github.com/sitediag/sitediag/internal/sweep"
 )
 
@@ -46,25 +45,26 @@ const maxSignedExpiry = 7 * 24 * time.Hour
 type Options struct {
 	// TTL is how long an artifact is served after it was stored, and
 	// how long its pre-signed URLs live (at most 7 days). If zero,
-	// httpapi.DefaultArtifactTTL.
+	// artifact.DefaultTTL.
 	TTL time.Duration
 	// SweepInterval is how often expired artifacts are deleted. If zero,
 	// every TTL/24 or every minute, whichever is longer; negative means
 	// never (a lifecycle rule on the bucket expires them).
 	SweepInterval time.Duration
 	// Prefix is prepended to every artifact's key. If empty,
-	// DefaultPrefix.
+	// DefaultPrefix in a bucket, none in OpenDir's directory.
 	Prefix string
 	// Now returns the current time. If nil, time.Now.
 	Now func() time.Time
 }
 
-// Store is an httpapi.ArtifactStore on a bucket. Build it with Open or
-// New; Close stops the sweeper (and closes a bucket Open opened).
+// Store is an artifact.Store on a bucket. Build it with OpenDir, Open
+// or New; Close stops the sweeper (and closes a bucket Open opened).
 type Store struct {
 	bucket      *blob.Bucket
 	ownsBucket  bool
 	description string
+	local       bool // a directory of OpenDir's, which cannot sign URLs
 	opts        Options
 	sweep       *sweep.Loop
 	// stopSweep cancels a sweep in progress when the store closes.
@@ -75,7 +75,9 @@ type Store struct {
 // s3://artifacts?endpoint=http://127.0.0.1:7070&region=us-east-1&use_path_style=true
 // (see gocloud.dev/blob/s3blob for every parameter; credentials come
 // from the environment, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY),
-// and returns a Store on it.
+// and returns a Store on it. As with gocloud.dev/blob.OpenBucket, the
+// program imports the driver of the scheme: gocloud.dev/blob/s3blob
+// for s3:// (file:// is always known).
 func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -91,13 +93,32 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	return s, nil
 }
 
+// OpenDir returns a Store in the directory dir, created if missing: the
+// artifacts of one server, on gocloud's fileblob. It cannot sign URLs.
+func OpenDir(dir string, opts Options) (*Store, error) {
+	b, err := fileblob.OpenBucket(dir, &fileblob.Options{CreateDir: true, NoTempDir: true})
+	if err != nil {
+		return nil, fmt.Errorf("blobstore: %w", err)
+	}
+	s := newStore(b, opts, "")
+	s.ownsBucket = true
+	s.description = "directory " + dir
+	s.local = true
+	return s, nil
+}
+
 // New returns a Store on bucket, which the caller keeps and closes.
 func New(bucket *blob.Bucket, opts Options) *Store {
+	return newStore(bucket, opts, DefaultPrefix)
+}
+
+// newStore is New with the prefix used when opts has none.
+func newStore(bucket *blob.Bucket, opts Options, prefix string) *Store {
 	if opts.TTL <= 0 {
-		opts.TTL = httpapi.DefaultArtifactTTL
+		opts.TTL = artifact.DefaultTTL
 	}
 	if opts.Prefix == "" {
-		opts.Prefix = DefaultPrefix
+		opts.Prefix = prefix
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -125,7 +146,7 @@ func New(bucket *blob.Bucket, opts Options) *Store {
 // Content-Type of that extension. Cancelling ctx aborts the upload. An
 // error from r comes back wrapped.
 func (s *Store) Put(ctx context.Context, ext string, r io.Reader) (string, error) {
-	name, err := httpapi.NewArtifactName(ext)
+	name, err := artifact.NewName(ext)
 	if err != nil {
 		return "", err
 	}
@@ -147,23 +168,23 @@ func (s *Store) Put(ctx context.Context, ext string, r io.Reader) (string, error
 }
 
 // Open returns the artifact, streamed from the bucket (seeking issues a
-// new ranged read), and when it was stored; httpapi.ErrArtifactNotFound
+// new ranged read), and when it was stored; artifact.ErrNotFound
 // for a name it never handed out, one that is gone or one older than
 // the TTL. The reader is bound to ctx.
 func (s *Store) Open(ctx context.Context, name string) (io.ReadSeekCloser, time.Time, error) {
-	if !httpapi.ValidArtifactName(name) {
-		return nil, time.Time{}, httpapi.ErrArtifactNotFound
+	if !artifact.ValidName(name) {
+		return nil, time.Time{}, artifact.ErrNotFound
 	}
 	r, err := s.bucket.NewReader(ctx, s.opts.Prefix+name, nil)
 	if gcerrors.Code(err) == gcerrors.NotFound {
-		return nil, time.Time{}, httpapi.ErrArtifactNotFound
+		return nil, time.Time{}, artifact.ErrNotFound
 	}
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("blobstore: open: %w", err)
 	}
 	if s.opts.Now().Sub(r.ModTime()) > s.opts.TTL {
 		r.Close()
-		return nil, time.Time{}, httpapi.ErrArtifactNotFound
+		return nil, time.Time{}, artifact.ErrNotFound
 	}
 	return r, r.ModTime(), nil
 }
@@ -171,8 +192,8 @@ func (s *Store) Open(ctx context.Context, name string) (io.ReadSeekCloser, time.
 // SignedURL returns a URL that GETs the artifact straight from the
 // bucket without credentials, valid for the TTL (at most 7 days).
 func (s *Store) SignedURL(ctx context.Context, name string) (string, error) {
-	if !httpapi.ValidArtifactName(name) {
-		return "", httpapi.ErrArtifactNotFound
+	if !artifact.ValidName(name) {
+		return "", artifact.ErrNotFound
 	}
 	u, err := s.bucket.SignedURL(ctx, s.opts.Prefix+name, &blob.SignedURLOptions{Expiry: min(s.opts.TTL, maxSignedExpiry)})
 	if err != nil {
@@ -184,9 +205,11 @@ func (s *Store) SignedURL(ctx context.Context, name string) (string, error) {
 // Check writes and deletes a probe object, so it fails when the bucket
 // cannot take a new artifact.
 func (s *Store) Check(ctx context.Context) error {
-	var id [8]byte
-	rand.Read(id[:])
-	key := s.opts.Prefix + ".check-" + hex.EncodeToString(id[:])
+	name, err := artifact.NewName("check")
+	if err != nil {
+		return err
+	}
+	key := s.opts.Prefix + ".check-" + name // never a valid artifact name
 	if err := s.bucket.WriteAll(ctx, key, nil, nil); err != nil {
 		return fmt.Errorf("blobstore: bucket not writable: %w", err)
 	}
@@ -218,6 +241,11 @@ func (s *Store) Sweep(ctx context.Context, now time.Time) error {
 	}
 	return errors.Join(errs...)
 }
+
+// CanSign reports whether SignedURL can work: false for OpenDir's
+// directory, true for a bucket (one that cannot sign fails in
+// SignedURL).
+func (s *Store) CanSign() bool { return !s.local }
 
 // Describe names the back end for /health/service ("s3 bucket
 // artifacts").

@@ -6,33 +6,32 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sitediag/sitediag/artifact"
+	"github.com/sitediag/sitediag/artifact/artifacttest"
 	"github.com/sitediag/sitediag/blobstore"
 	"github.com/sitediag/sitediag/httpapi"
 	"github.com/sitediag/sitediag/internal/apitest"
 	"github.com/sitediag/sitediag/internal/s3test"
+	"gocloud.dev/blob"
+	_ "gocloud.dev/blob/s3blob" // s3:// buckets
 )
 
-// The store is what httpapi.Options.Artifacts takes.
-var _ httpapi.ArtifactStore = (*blobstore.Store)(nil)
+// The store is an artifact.Store, what httpapi.Options.Artifacts takes.
+var _ artifact.Store = (*blobstore.Store)(nil)
 
 var png = append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte("pixels"), 50_000)...)
 
-// open starts versitygw and opens a store on its bucket by URL, with the
-// clock now.
-func open(t *testing.T, now *time.Time) (*s3test.Server, *blobstore.Store) {
+// open starts versitygw and opens a store on its bucket by URL.
+func open(t *testing.T) (*s3test.Server, *blobstore.Store) {
 	t.Helper()
 	srv := s3test.Start(t)
 	srv.SetEnv(t)
 	opts := blobstore.Options{TTL: time.Hour, SweepInterval: -1}
-	if now != nil {
-		opts.Now = func() time.Time { return *now }
-	}
 	s, err := blobstore.Open(context.Background(), srv.URL(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -41,70 +40,66 @@ func open(t *testing.T, now *time.Time) (*s3test.Server, *blobstore.Store) {
 	return srv, s
 }
 
-func TestPutOpenSweep(t *testing.T) {
-	now := time.Now()
-	srv, s := open(t, &now)
+// stored lists every key of the bucket at rawURL.
+func stored(t *testing.T, rawURL string) []string {
+	t.Helper()
 	ctx := context.Background()
-
-	name, err := s.Put(ctx, "png", bytes.NewReader(png))
+	b, err := blob.OpenBucket(ctx, rawURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !httpapi.ValidArtifactName(name) || !strings.HasSuffix(name, ".png") {
-		t.Fatalf("Put named it %q, want <32 hex>.png", name)
-	}
-	onDisk, err := os.ReadFile(filepath.Join(srv.Root, srv.Bucket, "artifacts", name))
-	if err != nil || !bytes.Equal(onDisk, png) {
-		t.Fatalf("object in the POSIX back end: %d bytes, %v; want the %d bytes put", len(onDisk), err, len(png))
-	}
-	f, mod, err := s.Open(ctx, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Seek(int64(len(png)-6), io.SeekStart); err != nil {
-		t.Fatal(err)
-	}
-	tail, _ := io.ReadAll(f)
-	f.Close()
-	if string(tail) != "pixels" {
-		t.Errorf("read after Seek to 6 bytes from the end: got %q, want %q", tail, "pixels")
-	}
-	if d := now.Sub(mod); d < -time.Minute || d > time.Minute {
-		t.Errorf("stored at %v, want about %v", mod, now)
-	}
-
-	for _, bad := range []string{"0123456789abcdef0123456789abcdef.png", "../x.png", "artifacts"} {
-		if _, _, err := s.Open(ctx, bad); !errors.Is(err, httpapi.ErrArtifactNotFound) {
-			t.Errorf("Open(%q): got %v, want ErrArtifactNotFound", bad, err)
+	defer b.Close()
+	var keys []string
+	it := b.List(nil)
+	for {
+		obj, err := it.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return keys
 		}
-	}
-	if err := s.Check(ctx); err != nil {
-		t.Errorf("Check: %v", err)
-	}
-
-	if err := s.Sweep(ctx, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	f, _, err = s.Open(ctx, name)
-	if err != nil {
-		t.Fatalf("Open after a sweep within the TTL: %v", err)
-	}
-	f.Close()
-	now = now.Add(2 * time.Hour)
-	if _, _, err := s.Open(ctx, name); !errors.Is(err, httpapi.ErrArtifactNotFound) {
-		t.Errorf("Open past the TTL: got %v, want ErrArtifactNotFound", err)
-	}
-	if err := s.Sweep(ctx, now); err != nil {
-		t.Fatal(err)
-	}
-	entries, _ := os.ReadDir(filepath.Join(srv.Root, srv.Bucket, "artifacts"))
-	for _, e := range entries {
-		t.Errorf("left in the bucket after a sweep past the TTL: %s", e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !obj.IsDir {
+			keys = append(keys, obj.Key)
+		}
 	}
 }
 
+func TestConformanceDir(t *testing.T) {
+	var dir string
+	artifacttest.Run(t, artifacttest.Harness{
+		New: func(t *testing.T, ttl time.Duration, now func() time.Time) artifact.Store {
+			dir = filepath.Join(t.TempDir(), "artifacts")
+			s, err := blobstore.OpenDir(dir, blobstore.Options{TTL: ttl, Now: now, SweepInterval: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		},
+		Stored: func(t *testing.T) []string { return stored(t, "file://"+dir) },
+	})
+}
+
+func TestConformanceS3(t *testing.T) {
+	var srv *s3test.Server
+	artifacttest.Run(t, artifacttest.Harness{
+		New: func(t *testing.T, ttl time.Duration, now func() time.Time) artifact.Store {
+			srv = s3test.Start(t)
+			srv.SetEnv(t)
+			s, err := blobstore.Open(context.Background(), srv.URL(), blobstore.Options{TTL: ttl, Now: now, SweepInterval: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		},
+		Stored: func(t *testing.T) []string { return stored(t, srv.URL()) },
+	})
+}
+
 func TestSignedURL(t *testing.T) {
-	_, s := open(t, nil)
+	_, s := open(t)
 	ctx := context.Background()
 	name, err := s.Put(ctx, "png", bytes.NewReader(png))
 	if err != nil {
@@ -135,31 +130,8 @@ func TestSignedURL(t *testing.T) {
 	}
 }
 
-type failingReader struct{ n int }
-
-var errBody = errors.New("body failed")
-
-func (r *failingReader) Read(p []byte) (int, error) {
-	if r.n > 3 {
-		return 0, errBody
-	}
-	r.n++
-	return copy(p, bytes.Repeat([]byte("x"), 1<<16)), nil
-}
-
-func TestPutAbortedLeavesNothing(t *testing.T) {
-	srv, s := open(t, nil)
-	if _, err := s.Put(context.Background(), "png", &failingReader{}); !errors.Is(err, errBody) {
-		t.Fatalf("Put of a failing body: got %v, want it wrapped", err)
-	}
-	entries, _ := os.ReadDir(filepath.Join(srv.Root, srv.Bucket, "artifacts"))
-	for _, e := range entries {
-		t.Errorf("left in the bucket by an aborted Put: %s", e.Name())
-	}
-}
-
 func TestBucketDown(t *testing.T) {
-	srv, s := open(t, nil)
+	srv, s := open(t)
 	srv.Stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -171,7 +143,7 @@ func TestBucketDown(t *testing.T) {
 // TestThroughAPI serves a stored artifact through /artifacts/, streamed
 // and with a Range, then pre-signed (a redirect to the bucket).
 func TestThroughAPI(t *testing.T) {
-	_, s := open(t, nil)
+	_, s := open(t)
 	name, err := s.Put(context.Background(), "png", bytes.NewReader(png))
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -405,17 +406,24 @@ func colorScheme(light, dark *Styles) string {
 	return "light"
 }
 
-// fonts lists the first family of the headings, the body text and the
-// buttons, with where each comes from. A family the browser would use
-// for that element anyway (Times New Roman for text, the buttons'
-// system font) is not the site's, and is left out.
+// genericFamilies are the CSS generic families and the system and web
+// safe fonts a stack falls back on: no brand's choice while the stack
+// names another family.
+var genericFamilies = []string{"serif", "sans-serif", "monospace", "cursive", "fantasy", "system-ui", "ui-sans-serif",
+	"ui-serif", "ui-monospace", "-apple-system", "blinkmacsystemfont", "segoe ui", "roboto", "helvetica neue", "arial",
+	"helvetica", "times new roman", "georgia", "courier new", "dejavu sans", "liberation sans"}
+
+// fonts lists the family of the headings, the body text and the
+// buttons (see brandFamily), with where each comes from. A family the
+// browser would use for that element anyway (Times New Roman for text,
+// the buttons' system font) is not the site's, and is left out.
 func fonts(s *Styles) []Font {
 	out := []Font{}
 	seen := map[string]bool{}
 	for _, f := range []struct{ usage, stack string }{
 		{"heading", probeFont(s.H1)}, {"body", authorFont(s.BodyFont.Family, s.BodyFont.UAFamily)}, {"ui", probeFont(s.ButtonPrimary)},
 	} {
-		family := firstFamily(f.stack)
+		family := brandFamily(f.stack)
 		if family == "" || seen[family+f.usage] {
 			continue
 		}
@@ -442,9 +450,26 @@ func authorFont(family, ua string) string {
 	return family
 }
 
-func firstFamily(stack string) string {
-	f, _, _ := strings.Cut(stack, ",")
-	return strings.Trim(strings.TrimSpace(f), `"'`)
+// brandFamily is the first family of a font-family stack that is not
+// one of genericFamilies ("-apple-system, Inter, sans-serif" is Inter),
+// or the first family when the stack names no other (a site set in
+// Arial).
+func brandFamily(stack string) string {
+	var families []string
+	for f := range strings.SplitSeq(stack, ",") {
+		if f = strings.Trim(strings.TrimSpace(f), `"'`); f != "" {
+			families = append(families, f)
+		}
+	}
+	for _, f := range families {
+		if !slices.Contains(genericFamilies, strings.ToLower(f)) {
+			return f
+		}
+	}
+	if len(families) == 0 {
+		return ""
+	}
+	return families[0]
 }
 
 // fontSource says where a family comes from: a Google Fonts or Adobe

@@ -23,11 +23,11 @@
 // against the SSRF policy by the proxy, which then dials the checked
 // address. The browser-wide proxy refuses everything; each job's browser
 // context points at the job's own proxy, which also counts what it
-// refused. A proxy that demands credentials (an AuthProxy, for browsers
+// refused. A proxy that demands credentials (a netx.AuthProxy, for browsers
 // on other hosts) has them answered by the job's page, and by no other.
 // The browser's own resolver is disabled, QUIC is off and WebRTC may not
 // send UDP around the proxy (see Flags). Safety never rests on the
-// DevTools protocol's request interception; a job behind an AuthProxy
+// DevTools protocol's request interception; a job behind a netx.AuthProxy
 // uses it only to answer its own proxy's challenge.
 //
 // # Concurrency
@@ -46,6 +46,7 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag/internal/tracing"
+	"github.com/sitediag/sitediag/net/netx"
 	"go.opentelemetry.io/otel/attribute"
 )
 
@@ -92,7 +93,7 @@ func (e *UnavailableError) Unwrap() error { return e.Err }
 type Config struct {
 	// Network applies the SSRF policy to everything the browser loads.
 	// Required.
-	Network Network
+	Network netx.Network
 	// Path is the Chromium binary (see Find). If empty, chromium,
 	// chromium-browser and google-chrome are looked up on PATH.
 	Path string
@@ -101,7 +102,7 @@ type Config struct {
 	// (http://host:port). It must reach the job proxies where Network
 	// puts them: on this host's loopback, a browser sharing this host's
 	// network (a sidecar); at an address of this host, with credentials
-	// (AuthProxy), a browser on another host. It must have been started
+	// (netx.AuthProxy), a browser on another host. It must have been started
 	// with the flags of Flags, the proxy's URL as the browser-wide one,
 	// for the browser-wide settings (QUIC, WebRTC, resolver) that a job
 	// cannot set.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 func TestFind(t *testing.T) {
@@ -38,8 +39,8 @@ func TestNavigationErrorWhy(t *testing.T) {
 		err  NavigationError
 		want string
 	}{
-		{NavigationError{Err: guard.ErrNotAllowed}, "not allowed"},
-		{NavigationError{Reason: "net::ERR_TUNNEL_CONNECTION_FAILED", Err: guard.ErrBlocked}, "blocked as an ad or tracker host"},
+		{NavigationError{Err: netx.ErrNotAllowed}, "not allowed"},
+		{NavigationError{Reason: "net::ERR_TUNNEL_CONNECTION_FAILED", Err: netx.ErrBlocked}, "blocked as an ad or tracker host"},
 		{NavigationError{Reason: "net::ERR_TUNNEL_CONNECTION_FAILED", Err: &guard.ResolveError{Host: "x", Err: errors.New("nx")}}, "name not resolved"},
 		{NavigationError{Reason: "net::ERR_TIMED_OUT", Err: context.DeadlineExceeded}, "timed out"},
 		{NavigationError{Reason: "net::ERR_NAME_NOT_RESOLVED"}, "name not resolved"},

@@ -22,6 +22,7 @@ import (
 	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/dnstest"
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/guardnet"
 	"github.com/sitediag/sitediag/internal/procs"
 	"github.com/sitediag/sitediag/internal/testenv"
 )
@@ -55,7 +56,7 @@ func newEnv(t *testing.T, cfg Config) *env {
 		srv.Add(t, rr)
 	}
 	resolver := &dns.Resolver{Servers: []string{srv.Addr}, Timeout: 2 * time.Second}
-	cfg.Network = guardNetwork{guard.New(resolver, guard.NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}))}
+	cfg.Network = guardnet.Network(guard.New(resolver, guard.NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")})))
 	cfg.Path = os.Getenv("SITEDIAG_CHROME_PATH")
 	pool, err := New(cfg)
 	if err != nil {
@@ -242,16 +243,4 @@ func processesOf(p *Process) []int {
 		}
 	}
 	return out
-}
-
-// guardNetwork is the Network the tests give the pool: sitediag's guard,
-// as the root package passes it.
-type guardNetwork struct{ g *guard.Guard }
-
-func (n guardNetwork) ListenProxy(opts ProxyOptions) (Proxy, error) {
-	p, err := n.g.ListenProxy(guard.ProxyOptions(opts))
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
 }

@@ -25,7 +25,7 @@ const failedPoolRest = 10 * time.Second
 // Config.MaxJobs slots and its own queue. As for one remote browser,
 // they reach the jobs' filtering proxies where Config.Network puts them:
 // this host's loopback when they share its network, else an address they
-// reach, behind per-job credentials (AuthProxy).
+// reach, behind per-job credentials (netx.AuthProxy).
 type Fleet struct {
 	pools []*Pool
 	urls  []string

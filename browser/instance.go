@@ -17,13 +17,14 @@ import (
 	"github.com/go-rod/rod/lib/cdp"
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/go-rod/rod/lib/utils"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // instance is one connected browser: launched here (proc and its
 // refuse-all proxy set) or remote.
 type instance struct {
 	proc *Process
-	deny Proxy
+	deny netx.Proxy
 	ws   *watchedWS
 	rb   *rod.Browser
 	// dead is closed when the DevTools connection ends.
@@ -78,7 +79,7 @@ func startInstance(ctx context.Context, cfg Config, onCrash func(*instance)) (*i
 		if err != nil {
 			return nil, err
 		}
-		if in.deny, err = cfg.Network.ListenProxy(ProxyOptions{RefuseAll: true}); err != nil {
+		if in.deny, err = cfg.Network.ListenProxy(netx.ProxyOptions{RefuseAll: true}); err != nil {
 			return nil, &UnavailableError{Err: err}
 		}
 		if in.proc, err = Launch(ctx, LaunchOptions{Path: path, ProxyURL: in.deny.URL()}); err != nil {
@@ -200,7 +201,7 @@ func (in *instance) takeSpare() *Job {
 // prepareSpare opens a blank page for the next job unless there is one,
 // one is on its way, or the browser is closing; done is called when it is
 // settled. The page lives on ctx's values, not its deadline.
-func (in *instance) prepareSpare(ctx context.Context, g Network, done func()) bool {
+func (in *instance) prepareSpare(ctx context.Context, g netx.Network, done func()) bool {
 	in.spareMu.Lock()
 	if in.spare != nil || in.preparing || in.closed {
 		in.spareMu.Unlock()

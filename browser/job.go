@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // Waits while a page loads. Each is capped by the job's deadline too.
@@ -75,7 +76,7 @@ type Job struct {
 	inst      *instance
 	opts      JobOptions
 	view      Viewport
-	proxy     Proxy
+	proxy     netx.Proxy
 	auth      *proxyAuth // nil when the proxy demands no credentials
 	contextID proto.BrowserBrowserContextID
 	targetID  proto.TargetTargetID
@@ -94,7 +95,7 @@ type Job struct {
 // start gives a job its page: the instance's spare when the job needs no
 // upstream proxy, else a new one; then it applies opts. cancel ends the
 // job (with ErrCrashed when its page crashes).
-func (in *instance) start(ctx context.Context, g Network, opts JobOptions, cancel context.CancelCauseFunc) (*Job, error) {
+func (in *instance) start(ctx context.Context, g netx.Network, opts JobOptions, cancel context.CancelCauseFunc) (*Job, error) {
 	if opts.Upstream == nil {
 		if j := in.takeSpare(); j != nil {
 			if err := j.adopt(ctx, opts, cancel); err == nil {
@@ -117,10 +118,10 @@ func (in *instance) start(ctx context.Context, g Network, opts JobOptions, cance
 // open creates a blank page in a new browser context behind a new
 // filtering proxy (chained to upstream when set). The page's events are
 // followed until the job closes, ctx ends or the page goes.
-func (in *instance) open(ctx context.Context, g Network, upstream *url.URL) (_ *Job, err error) {
+func (in *instance) open(ctx context.Context, g netx.Network, upstream *url.URL) (_ *Job, err error) {
 	ctx, stop := context.WithCancel(ctx)
 	j := &Job{inst: in, loopDone: make(chan struct{}), state: newPageState(), stopPage: stop}
-	if j.proxy, err = g.ListenProxy(ProxyOptions{Upstream: upstream, Block: j.blockedHost}); err != nil {
+	if j.proxy, err = g.ListenProxy(netx.ProxyOptions{Upstream: upstream, Block: j.blockedHost}); err != nil {
 		return nil, err
 	}
 	j.auth = newProxyAuth(j.proxy)
@@ -507,7 +508,7 @@ type Visit struct {
 // main thread busy when that wait ends has them stopped (see
 // Visit.ScriptsStopped), so that it can still be read and captured.
 // Errors: a *NavigationError when the main document could not be loaded
-// (its Err wraps ErrNotAllowed when the policy refused it, a redirect
+// (its Err wraps netx.ErrNotAllowed when the policy refused it, a redirect
 // included), ErrCrashed, ctx's error when it ends after the document
 // arrived, or a *StepError.
 func (j *Job) Load(ctx context.Context, target string, opts LoadOptions) (*Visit, error) {
@@ -679,9 +680,9 @@ func (j *Job) interrupted(ctx context.Context, target string) error {
 func (j *Job) failure(rawURL string) error { return FailureOf(j.proxy, rawURL) }
 
 // FailureOf is what p knows about the last request to the host and port
-// of rawURL (see Proxy.Failure): nil when it went through, or when
+// of rawURL (see netx.Proxy.Failure): nil when it went through, or when
 // rawURL is not an http or https URL.
-func FailureOf(p Proxy, rawURL string) error {
+func FailureOf(p netx.Proxy, rawURL string) error {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sitediag/sitediag/internal/neterr"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // NavigationError means the page's main document could not be loaded:
@@ -17,7 +18,7 @@ type NavigationError struct {
 	// …); empty when the document arrived but was the proxy's refusal.
 	Reason string
 	// Err is what the job's proxy saw for that document's host
-	// (Proxy.Failure): ErrNotAllowed, ErrBlocked, a resolution or a dial
+	// (netx.Proxy.Failure): netx.ErrNotAllowed, netx.ErrBlocked, a resolution or a dial
 	// error; or the context's error for a navigation that timed
 	// out. Nil when the proxy served it.
 	Err error
@@ -33,9 +34,9 @@ func (e *NavigationError) Unwrap() error { return e.Err }
 // Why says in a few words why the document did not load.
 func (e *NavigationError) Why() string {
 	switch {
-	case errors.Is(e.Err, ErrNotAllowed):
+	case errors.Is(e.Err, netx.ErrNotAllowed):
 		return "not allowed"
-	case errors.Is(e.Err, ErrBlocked):
+	case errors.Is(e.Err, netx.ErrBlocked):
 		return "blocked as an ad or tracker host"
 	case e.Err != nil:
 		return neterr.Why(e.Err)

@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
@@ -18,7 +19,10 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/internal/guardnet"
+	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/internal/procs"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // instanceOf returns the browser a job runs on.
@@ -243,7 +247,7 @@ func TestBusyWhenTheQueueIsFull(t *testing.T) {
 // remote browser, and returns it with its http://host:port.
 func launchRemote(t *testing.T, e *env) (*Process, string) {
 	t.Helper()
-	deny, err := e.pool.cfg.Network.ListenProxy(ProxyOptions{RefuseAll: true})
+	deny, err := e.pool.cfg.Network.ListenProxy(netx.ProxyOptions{RefuseAll: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +297,7 @@ func TestRemoteBrowser(t *testing.T) {
 }
 
 func TestMissingChromium(t *testing.T) {
-	g := guardNetwork{guard.New(nil, guard.NewPolicy([]netip.Prefix{}))}
+	g := guardnet.Network(guard.New(nil, guard.NewPolicy([]netip.Prefix{})))
 	pool, err := New(Config{Network: g, Path: "/nonexistent/chromium"})
 	if err != nil {
 		t.Fatal(err)
@@ -326,22 +330,12 @@ func TestChallengeWait(t *testing.T) {
 // hold a job past its JobTimeout, whatever the caller's context: the
 // deadline covers starting the browser, and the WebSocket handshake.
 func TestSilentRemoteBrowserTimesOut(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
-	g := guardNetwork{guard.New(nil, guard.NewPolicy([]netip.Prefix{}))}
-	pool, err := New(Config{Network: g, RemoteURL: "ws://" + ln.Addr().String() + "/devtools/browser/x", JobTimeout: 200 * time.Millisecond})
+	hold := make(chan struct{})
+	silent := porttest.Listen(t, func(net.Conn) { <-hold }) // reads nothing, answers nothing
+	t.Cleanup(func() { close(hold) })
+	g := guardnet.Network(guard.New(nil, guard.NewPolicy([]netip.Prefix{})))
+	remote := fmt.Sprintf("ws://127.0.0.1:%d/devtools/browser/x", silent.Port)
+	pool, err := New(Config{Network: g, RemoteURL: remote, JobTimeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +360,7 @@ func TestSilentRemoteBrowserTimesOut(t *testing.T) {
 // browser: the pool stays ready.
 func TestCancelledStartKeepsThePoolReady(t *testing.T) {
 	needChromium(t)
-	g := guardNetwork{guard.New(nil, guard.NewPolicy([]netip.Prefix{}))}
+	g := guardnet.Network(guard.New(nil, guard.NewPolicy([]netip.Prefix{})))
 	pool, err := New(Config{Network: g, Path: os.Getenv("SITEDIAG_CHROME_PATH")})
 	if err != nil {
 		t.Fatal(err)
@@ -406,7 +400,7 @@ func TestQueueWait(t *testing.T) {
 // The Retry-After of a full pool counts the running jobs and the queue,
 // not the last job alone.
 func TestRetryAfterCountsTheQueue(t *testing.T) {
-	p, err := New(Config{Network: guardNetwork{}, MaxJobs: 2, MaxQueue: 10})
+	p, err := New(Config{Network: guardnet.Network(nil), MaxJobs: 2, MaxQueue: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

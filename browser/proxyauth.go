@@ -6,9 +6,10 @@ import (
 	"strings"
 
 	"github.com/go-rod/rod/lib/proto"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
-// pausedDocuments are the requests a job behind an AuthProxy pauses, so
+// pausedDocuments are the requests a job behind a netx.AuthProxy pauses, so
 // that its proxy's challenge to them reaches the job: those of
 // documents. Chromium then keeps the credentials for the job's browser
 // context and sends them with every later request to the proxy (frames
@@ -20,7 +21,7 @@ var pausedDocuments = []*proto.FetchRequestPattern{{
 	RequestStage: proto.FetchRequestStageRequest,
 }}
 
-// proxyAuth answers a job's AuthProxy's challenges. Only the job's
+// proxyAuth answers a job's netx.AuthProxy's challenges. Only the job's
 // event loop uses it.
 type proxyAuth struct {
 	origin             string // the proxy's, as Chromium names a challenger
@@ -33,8 +34,8 @@ type proxyAuth struct {
 
 // newProxyAuth returns the answerer for p's challenges; nil when p
 // demands no credentials.
-func newProxyAuth(p Proxy) *proxyAuth {
-	ap, ok := p.(AuthProxy)
+func newProxyAuth(p netx.Proxy) *proxyAuth {
+	ap, ok := p.(netx.AuthProxy)
 	if !ok {
 		return nil
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // load runs one job that loads target and returns Load's error and the
@@ -124,12 +124,12 @@ func TestNavigationErrors(t *testing.T) {
 				t.Fatalf("got %v, want a *NavigationError", err)
 			}
 			if tc.refused {
-				if !errors.Is(err, guard.ErrNotAllowed) {
-					t.Errorf("got %v, want it to wrap guard.ErrNotAllowed", err)
+				if !errors.Is(err, netx.ErrNotAllowed) {
+					t.Errorf("got %v, want it to wrap netx.ErrNotAllowed", err)
 				}
 				return
 			}
-			if errors.Is(err, guard.ErrNotAllowed) || ne.Why() != tc.why {
+			if errors.Is(err, netx.ErrNotAllowed) || ne.Why() != tc.why {
 				t.Errorf("got %v (why %q), want %q", err, ne.Why(), tc.why)
 			}
 		})

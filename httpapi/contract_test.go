@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/blobstore"
 	"github.com/sitediag/sitediag/dns"
 )
 
@@ -25,7 +26,7 @@ func TestResultsAreTheData(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer client.Close()
-	store, err := NewLocalStore(t.TempDir(), time.Hour)
+	store, err := blobstore.OpenDir(t.TempDir(), blobstore.Options{TTL: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 func decode(w http.ResponseWriter, r *http.Request, v any) error {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
-		return sitediag.NewError(sitediag.CodeUnsupportedMediaType, nil, "Content-Type must be application/json")
+		return sitediag.NewError(CodeUnsupportedMediaType, nil, "Content-Type must be application/json")
 	}
 	if r.ContentLength > maxBodyBytes {
 		return tooLarge()
@@ -51,7 +51,7 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 }
 
 func tooLarge() error {
-	return sitediag.NewError(sitediag.CodePayloadTooLarge, nil, "body is larger than %d bytes", maxBodyBytes)
+	return sitediag.NewError(CodePayloadTooLarge, nil, "body is larger than %d bytes", maxBodyBytes)
 }
 
 // decodeError names the field a JSON error is about.

@@ -58,7 +58,7 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("decode(%q) = %v, not a *sitediag.Error", body, err)
 			}
 			switch e.Code {
-			case sitediag.CodeInvalidParameters, sitediag.CodePayloadTooLarge:
+			case sitediag.CodeInvalidParameters, CodePayloadTooLarge:
 			default:
 				t.Fatalf("decode(%q) = %v, want INVALID_PARAMETERS or PAYLOAD_TOO_LARGE", body, err)
 			}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/httpapi/middleware"
 )
 
 // response is what an operation hands back to be wrapped in the success
@@ -81,13 +82,16 @@ func (h *Handler) writeSuccess(w http.ResponseWriter, r *http.Request, resp *res
 // writeError is the one place errors become responses. A *sitediag.Error
 // shows its code and details; anything else is a 500 whose text stays in
 // the log.
-func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	ri := requestInfoOf(r.Context())
 	if errors.Is(context.Cause(r.Context()), context.Canceled) {
 		// The client went away: whatever the operation made of that is
 		// not our failure, and nobody reads the answer. The log and the
 		// metrics say 499, as proxies do.
-		requestInfoOf(r.Context()).code = clientClosedRequest
-		h.log.Info("client closed the request", "id", requestID(r.Context()), "err", err)
+		ri.code = clientClosedRequest
+		if ri.log != nil {
+			ri.log.Info("client closed the request", "id", requestID(r.Context()), "err", err)
+		}
 		w.WriteHeader(statusClientClosedRequest)
 		return
 	}
@@ -95,15 +99,15 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	if !errors.As(err, &e) {
 		e = sitediag.NewError(sitediag.CodeInternal, err, "internal error")
 	}
-	status := e.Status()
-	requestInfoOf(r.Context()).code = string(e.Code)
-	if status >= 500 || e.Code == sitediag.CodeTargetNotAllowed {
-		h.log.Warn("operation failed", "id", requestID(r.Context()), "code", e.Code, "err", err)
+	status := Status(e.Code)
+	ri.code = string(e.Code)
+	if (status >= 500 || e.Code == sitediag.CodeTargetNotAllowed) && ri.log != nil {
+		ri.log.Warn("operation failed", "id", requestID(r.Context()), "code", e.Code, "err", err)
 	}
 	switch e.Code {
-	case sitediag.CodeUnauthorized:
+	case CodeUnauthorized:
 		w.Header().Set("WWW-Authenticate", `APIKey realm="sitediag", header="x-api-key"`)
-	case sitediag.CodeRateLimited, sitediag.CodeBusy:
+	case CodeRateLimited, sitediag.CodeBusy:
 		if e.RetryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(int((e.RetryAfter+time.Second-1)/time.Second)))
 		}
@@ -124,6 +128,17 @@ const (
 	statusClientClosedRequest = 499
 	clientClosedRequest       = "CLIENT_CLOSED_REQUEST"
 )
+
+// refuse answers the middleware's refusals in the API's envelope: 401
+// UNAUTHORIZED, 429 RATE_LIMITED with Retry-After.
+func refuse(w http.ResponseWriter, r *http.Request, err error) {
+	var limited *middleware.RateLimitedError
+	if errors.As(err, &limited) {
+		writeError(w, r, sitediag.RetryLater(CodeRateLimited, nil, limited.RetryAfter, "rate limit exceeded for this key"))
+		return
+	}
+	writeError(w, r, sitediag.NewError(CodeUnauthorized, nil, "%s", err.Error()))
+}
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	body, err := json.Marshal(v)

@@ -62,7 +62,10 @@ func (h *Handler) serviceHealth(w http.ResponseWriter, r *http.Request, _ httpro
 	defer cancel()
 	services := h.client.Health(ctx)
 	store := sitediag.ServiceHealth{Name: "artifactStore", Status: sitediag.Healthy, Message: "writable"}
-	if h.opts.Artifacts.Check(ctx) != nil {
+	switch {
+	case h.opts.Artifacts == nil:
+		store.Status, store.Message = sitediag.Down, "not configured"
+	case h.opts.Artifacts.Check(ctx) != nil:
 		store.Status, store.Message = sitediag.Down, "not writable"
 	}
 	if d, ok := h.opts.Artifacts.(describer); ok {

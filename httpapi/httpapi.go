@@ -1,17 +1,26 @@
 // Package httpapi serves the Website Diagnostics HTTP API on top of a
-// sitediag.Client: it decodes the documented JSON, checks the API key and
-// the rate limit, calls the client and writes the envelope. It holds no
-// diagnosis logic.
+// sitediag.Client: it decodes the documented JSON, calls the client and
+// writes the envelope. It holds no diagnosis logic.
 //
 // The handler is mountable anywhere:
 //
 //	mux.Handle("/diag/", http.StripPrefix("/diag", httpapi.New(client, opts)))
 //
-// Checks run in this order: a CORS preflight from an allowed origin
-// (Options.CORSOrigins) is answered first; then route (404, 405), key
-// (401), the key's rate limit (429), Content-Type (415), size (413), JSON
-// and parameters (400), then the operation, whose own errors (503 for an unavailable or busy
-// browser among them) come from the sitediag client.
+// What surrounds the operations is middleware, func(http.Handler)
+// http.Handler, to compose as the standard library's http.StripPrefix:
+// RequestID, Logging, Handler.Instrument (Prometheus metrics), and
+// package middleware's CORS, APIKeys, RateLimit and Chain, with
+// http.MaxBytesHandler. New's Handler is the
+// default stack; Handler.Routes is the operations alone, for a service
+// that brings its own (Options.Authorize puts its authentication in
+// front of the keyed routes).
+//
+// In the default stack, checks run in this order: a CORS preflight from
+// an allowed origin (Options.CORSOrigins) is answered first; then route
+// (404, 405), key (401), the key's rate limit (429), Content-Type (415),
+// size (413), JSON and parameters (400), then the operation, whose own
+// errors (503 for an unavailable or busy browser among them) come from
+// the sitediag client.
 package httpapi
 
 import (
@@ -19,6 +28,8 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -27,24 +38,30 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/artifact"
+	"github.com/sitediag/sitediag/blobstore"
+	"github.com/sitediag/sitediag/httpapi/middleware"
 )
 
 // maxBodyBytes caps a request body.
 const maxBodyBytes = 64 << 10
 
-// DefaultRateLimit is the per-key rate, in requests per second, when
-// Options.RateLimit is zero.
-const DefaultRateLimit = 10
-
-// Options configure the handler. Only APIKeys is required.
+// Options configure the handler. Only APIKeys is required, unless
+// Authorize is set.
 type Options struct {
-	// APIKeys are the accepted x-api-key values. They are hashed when the
-	// handler is built and never logged. With no key every keyed request
-	// is refused.
+	// Authorize wraps the keyed routes (the operations and /health…;
+	// not /livez, /artifacts/ or /openapi.json): the embedding service's
+	// own authentication, and rate limit if it wants one. If nil,
+	// middleware.APIKeys(APIKeys) then middleware.RateLimit with
+	// RateLimit and RateLimiter, refusing in the API's envelope.
+	Authorize func(http.Handler) http.Handler
+	// APIKeys are the accepted x-api-key values when Authorize is nil.
+	// They are hashed when the handler is built and never logged. With
+	// no key every keyed request is refused.
 	APIKeys []string
 	// RateLimit is the number of requests per second each key may make,
-	// with a burst of twice that. If zero, DefaultRateLimit; negative
-	// means no limit.
+	// with a burst of twice that. If zero, middleware.DefaultRateLimit;
+	// negative means no limit.
 	RateLimit float64
 	// PublicURL is the absolute base URL the handler is reached at,
 	// mount prefix included (https://diag.example.com/diag); artifact
@@ -55,14 +72,18 @@ type Options struct {
 	PublicURL string
 	// RateLimiter, if set, enforces RateLimit instead of the in-process
 	// limiter, such as one shared by every replica
-	// (redislimit.Limiter, built with the same rate and RateBurst).
+	// (redislimit.Limiter, built with the same rate and
+	// middleware.RateBurst).
 	// When it fails, the in-process limiter decides that request: the
 	// handler fails open to per-replica limits, and logs it.
-	RateLimiter RateLimiter
-	// Artifacts stores generated files (screenshots, PDFs, reports). If
-	// nil, a LocalStore shared by every such handler of the process, in
-	// <os.TempDir()>/sitediag/artifacts, keeping them DefaultArtifactTTL.
-	Artifacts ArtifactStore
+	RateLimiter middleware.RateLimiter
+	// Artifacts stores generated files (screenshots, PDFs, reports):
+	// blobstore.OpenDir for a directory, blobstore.Open for a bucket. If
+	// nil, the handler opens a directory store of its own in
+	// <os.TempDir()>/sitediag/artifacts, keeping them artifact.DefaultTTL;
+	// when that directory cannot be made, an operation that would hand
+	// out an artifact link fails with INTERNAL_ERROR.
+	Artifacts artifact.Store
 	// PresignArtifacts, when Artifacts can sign URLs (it has a
 	// SignedURL method, as blobstore.Store does), makes artifact links
 	// pre-signed URLs of the bucket, fetched from it directly; GET
@@ -85,15 +106,11 @@ type Options struct {
 
 // Handler serves the API. Build it with New.
 type Handler struct {
-	client *sitediag.Client
-	opts   Options
-	keys   *keyring
-	// limiter is opts.RateLimiter, or localLimiter when that is nil.
-	limiter      RateLimiter
-	localLimiter *localLimiter
-	router       *httprouter.Router
-	cors         cors
-	metrics      *metrics
+	client  *sitediag.Client
+	opts    Options
+	router  *httprouter.Router
+	stack   http.Handler // the default middleware around routes
+	metrics *metrics
 	// served are the routes' paths, for the metrics' operation label.
 	served map[string]bool
 	// description is what /openapi.json serves, its servers aside,
@@ -109,11 +126,9 @@ func New(client *sitediag.Client, opts Options) *Handler {
 	h := &Handler{
 		client:  client,
 		opts:    opts,
-		keys:    newKeyring(opts.APIKeys),
 		log:     opts.Logger,
 		now:     opts.Now,
 		baseURL: strings.TrimSuffix(opts.PublicURL, "/"),
-		cors:    cors{origins: normaliseOrigins(opts.CORSOrigins)},
 		metrics: newMetrics(client),
 		served:  map[string]bool{},
 	}
@@ -124,33 +139,42 @@ func New(client *sitediag.Client, opts Options) *Handler {
 		h.now = time.Now
 	}
 	if h.opts.Artifacts == nil {
-		h.opts.Artifacts = defaultStore()
+		store, err := blobstore.OpenDir(filepath.Join(os.TempDir(), "sitediag", "artifacts"), blobstore.Options{})
+		if err != nil {
+			h.log.Error("no artifact store", "error", err)
+		} else {
+			h.opts.Artifacts = store
+		}
 	}
-	h.localLimiter = newLocalLimiter(opts.RateLimit)
-	h.limiter = opts.RateLimiter
-	if h.limiter == nil {
-		h.limiter = h.localLimiter
+	authorize := opts.Authorize
+	if authorize == nil {
+		keys := middleware.APIKeys(opts.APIKeys, refuse)
+		limit := middleware.RateLimit(middleware.RateLimitOptions{PerSecond: opts.RateLimit, Limiter: opts.RateLimiter,
+			Logger: h.log, Now: h.now, Refuse: refuse})
+		authorize = func(next http.Handler) http.Handler { return keys(limit(next)) }
 	}
-	h.router = h.routes()
+	h.router = h.routes(authorize)
 	h.description = sync.OnceValue(openAPIMembers)
+	h.stack = middleware.Chain(h.Routes(), RequestID(h.now), Logging(h.log), h.Instrument, middleware.CORS(opts.CORSOrigins))
 	return h
 }
 
-func (h *Handler) routes() *httprouter.Router {
+// routes builds the router, with authorize around the keyed routes.
+func (h *Handler) routes(authorize func(http.Handler) http.Handler) *httprouter.Router {
 	r := httprouter.New()
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
 	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		h.writeError(w, req, sitediag.NewError(sitediag.CodeNotFound, nil, "no operation at %s", req.URL.Path))
+		writeError(w, req, sitediag.NewError(CodeNotFound, nil, "no operation at %s", req.URL.Path))
 	})
 	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		h.writeError(w, req, sitediag.NewError(sitediag.CodeMethodNotAllowed, nil,
+		writeError(w, req, sitediag.NewError(CodeMethodNotAllowed, nil,
 			"%s is not allowed here; allowed: %s", req.Method, w.Header().Get("Allow")))
 	})
 	r.PanicHandler = func(w http.ResponseWriter, req *http.Request, v any) {
 		h.log.Error("panic", "id", requestID(req.Context()), "panic", v)
-		h.writeError(w, req, sitediag.NewError(sitediag.CodeInternal, nil, "internal error"))
+		writeError(w, req, sitediag.NewError(sitediag.CodeInternal, nil, "internal error"))
 	}
 
 	// Every GET answers HEAD too: load balancers and download tools use it.
@@ -161,12 +185,26 @@ func (h *Handler) routes() *httprouter.Router {
 	}
 	get("/livez", h.livez)
 	get("/artifacts/:name", h.artifact)
-	get("/health", h.keyed(h.health))
-	get("/health/service", h.keyed(h.serviceHealth))
+	// keyed puts authorize in front of a route; the route's parameters
+	// travel in the request's context.
+	keyed := func(handle httprouter.Handle) http.Handler {
+		return authorize(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			handle(w, req, httprouter.ParamsFromContext(req.Context()))
+		}))
+	}
+	keyedGet := func(path string, handle httprouter.Handle) {
+		route := keyed(handle)
+		r.Handler(http.MethodGet, path, route)
+		r.Handler(http.MethodHead, path, route)
+		h.served[path] = true
+	}
+	keyedGet("/health", h.health)
+	keyedGet("/health/service", h.serviceHealth)
 	get("/openapi.json", h.openAPI)
 	for _, ep := range h.endpoints() {
+		op := http.MaxBytesHandler(keyed(ep.handle), maxBodyBytes)
 		for _, path := range ep.paths {
-			r.POST(path, h.keyed(ep.handle))
+			r.Handler(http.MethodPost, path, op)
 			h.served[path] = true
 		}
 	}
@@ -182,31 +220,33 @@ func (h *Handler) routes() *httprouter.Router {
 // on SITEDIAG_METRICS_ADDR.
 func (h *Handler) Metrics() prometheus.Collector { return h.metrics }
 
-// ServeHTTP gives every request an id (X-Request-Id, meta.test.id), then
-// routes it and logs it.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	began := time.Now() // for the log; h.now may be a test's fixed clock
-	id := newTestID(r.URL.Path)
-	ri := &requestInfo{id: id, start: h.now(), base: h.publicBase(r)}
-	ctx := context.WithValue(r.Context(), requestKey{}, ri)
-	w.Header().Set("X-Request-Id", id)
-	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-	h.metrics.inFlight.Inc()
-	if !h.cors.handle(rec, r) {
-		h.router.ServeHTTP(rec, r.WithContext(ctx))
-	}
-	h.metrics.inFlight.Dec()
-	took := time.Since(began)
-	h.metrics.observe(routeLabel(r.URL.Path, h.served), rec.status, ri.code, took)
-	h.log.Info("request", "id", id, "method", r.Method, "path", r.URL.Path,
-		"status", rec.status, "duration", took)
+// ServeHTTP serves r through the default stack: RequestID, Logging,
+// Instrument and CORS around Routes.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.stack.ServeHTTP(w, r) }
+
+// Routes returns the API's routes without the default stack: the
+// operations and /health behind Options.Authorize (by default the API
+// keys and the rate limit), /livez, /artifacts/ and /openapi.json. A
+// request that has no id yet (RequestID) gets one for meta.test.id.
+func (h *Handler) Routes() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r, ri := withRequestInfo(r, h.now)
+		ri.base = h.publicBase(r)
+		if ri.log == nil {
+			ri.log = h.log
+		}
+		h.router.ServeHTTP(w, r)
+	})
 }
 
 type requestKey struct{}
 
+// requestInfo is what the middleware and the routes know of a request.
 type requestInfo struct {
 	id    string
 	start time.Time
+	// log receives the warnings of failed requests.
+	log *slog.Logger
 	// base is the absolute URL the handler is reached at, for artifact
 	// links.
 	base string
@@ -222,19 +262,6 @@ func requestInfoOf(ctx context.Context) *requestInfo {
 }
 
 func requestID(ctx context.Context) string { return requestInfoOf(ctx).id }
-
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (s *statusRecorder) WriteHeader(code int) {
-	s.status = code
-	s.ResponseWriter.WriteHeader(code)
-}
-
-// Unwrap lets http.ResponseController reach the real writer.
-func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 func (h *Handler) livez(w http.ResponseWriter, _ *http.Request, _ httprouter.Params) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")

@@ -45,7 +45,7 @@ func (h *Handler) openAPI(w http.ResponseWriter, r *http.Request, _ httprouter.P
 	members["servers"], _ = json.Marshal([]map[string]string{{"url": requestInfoOf(r.Context()).base}})
 	body, err := json.Marshal(members)
 	if err != nil {
-		h.writeError(w, r, err)
+		writeError(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

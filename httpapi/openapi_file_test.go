@@ -44,13 +44,13 @@ func TestOpenAPIFile(t *testing.T) {
 
 // commonCodes are the error codes every operation can answer.
 var commonCodes = []sitediag.Code{
-	sitediag.CodeInvalidURL, sitediag.CodeInvalidParameters, sitediag.CodeUnauthorized,
-	sitediag.CodeTargetNotAllowed, sitediag.CodePayloadTooLarge, sitediag.CodeUnsupportedMediaType,
-	sitediag.CodeUnableToConnect, sitediag.CodeRateLimited, sitediag.CodeInternal,
+	sitediag.CodeInvalidURL, sitediag.CodeInvalidParameters, CodeUnauthorized,
+	sitediag.CodeTargetNotAllowed, CodePayloadTooLarge, CodeUnsupportedMediaType,
+	sitediag.CodeUnableToConnect, CodeRateLimited, sitediag.CodeInternal,
 }
 
 // keyedCodes are the error codes of every keyed route.
-var keyedCodes = []sitediag.Code{sitediag.CodeUnauthorized, sitediag.CodeRateLimited, sitediag.CodeInternal}
+var keyedCodes = []sitediag.Code{CodeUnauthorized, CodeRateLimited, sitediag.CodeInternal}
 
 // describedAPI is what the description is made from: the operations
 // table and the handler's envelopes.
@@ -60,7 +60,8 @@ func describedAPI() openapigen.API {
 		ModulePath:  reflect.TypeFor[sitediag.Code]().PkgPath(),
 		Custom:      customSchemas,
 		Renames:     renames,
-		CommonCodes: commonCodes, KeyedCodes: keyedCodes,
+		CommonCodes: commonCodes, KeyedCodes: keyedCodes, ArtifactCodes: []sitediag.Code{CodeNotFound, sitediag.CodeInternal},
+		Status:      Status,
 		Success: typeOf[successEnvelope](), Error: typeOf[errorEnvelope](),
 		Health: typeOf[healthBody](), ServiceHealth: typeOf[serviceHealthBody](),
 	}

@@ -188,17 +188,17 @@ func op[O, R any](h *Handler, run func(*sitediag.Client, context.Context, string
 	handle := func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 		var req request[O]
 		if err := decode(w, r, &req); err != nil {
-			h.writeError(w, r, err)
+			writeError(w, r, err)
 			return
 		}
 		res, err := run(h.client, r.Context(), req.URL, req.Options)
 		if err != nil {
-			h.writeError(w, r, err)
+			writeError(w, r, err)
 			return
 		}
 		resp, err := respond(r.Context(), res, testRecord{ID: requestID(r.Context())})
 		if err != nil {
-			h.writeError(w, r, err)
+			writeError(w, r, err)
 			return
 		}
 		h.writeSuccess(w, r, resp)

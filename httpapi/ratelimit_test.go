@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag/httpapi"
+	"github.com/sitediag/sitediag/httpapi/middleware"
 	"github.com/sitediag/sitediag/internal/apitest"
 )
 
@@ -58,7 +59,7 @@ func TestRateBurst(t *testing.T) {
 		rate float64
 		want int
 	}{{10, 20}, {1, 2}, {0.2, 1}} {
-		if got := httpapi.RateBurst(c.rate); got != c.want {
+		if got := middleware.RateBurst(c.rate); got != c.want {
 			t.Errorf("RateBurst(%v) = %d, want %d", c.rate, got, c.want)
 		}
 	}

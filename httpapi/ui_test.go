@@ -29,6 +29,7 @@ import (
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 
+	"github.com/sitediag/sitediag/blobstore"
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/httpapi"
 	"github.com/sitediag/sitediag/internal/apitest"
@@ -183,7 +184,7 @@ func (l *callLog) take() []apiCall {
 // it; the log records the API requests.
 func reportServer(t *testing.T, api *apitest.API) (*httptest.Server, *callLog) {
 	t.Helper()
-	store, err := httpapi.NewLocalStore(t.TempDir(), 0)
+	store, err := blobstore.OpenDir(t.TempDir(), blobstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag/browser"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // Options shape one audit.
@@ -78,7 +79,7 @@ func (r *Runner) Audit(ctx context.Context, target string, opts Options) (*Repor
 	if err != nil {
 		return nil, err
 	}
-	proxy, err := r.cfg.Network.ListenProxy(browser.ProxyOptions{Upstream: opts.Upstream})
+	proxy, err := r.cfg.Network.ListenProxy(netx.ProxyOptions{Upstream: opts.Upstream})
 	if err != nil {
 		return nil, err
 	}

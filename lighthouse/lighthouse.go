@@ -25,12 +25,12 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"sync"
 	"time"
 
 	"github.com/sitediag/sitediag/browser"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 //go:embed worker.mjs
@@ -50,13 +50,12 @@ var ErrUnavailable = errors.New("lighthouse: unavailable")
 type Config struct {
 	// Network gives each audit its filtering proxy, on this host's
 	// loopback: Lighthouse's Chromium runs here and does not answer a
-	// proxy's challenge, so a browser.AuthProxy refuses its requests.
-	Network browser.Network
+	// proxy's challenge, so a netx.AuthProxy refuses its requests.
+	Network netx.Network
 	// ChromePath is the Chromium binary (see browser.Find).
 	ChromePath string
-	// Dir holds node_modules/lighthouse. If empty,
-	// $SITEDIAG_LIGHTHOUSE_DIR, then the first of DefaultDirs that holds
-	// it (see FindDir).
+	// Dir holds node_modules/lighthouse. If empty, the first of
+	// DefaultDirs that holds it (see FindDir).
 	Dir string
 	// Node is the node binary. If empty, node on PATH.
 	Node string
@@ -84,9 +83,6 @@ type Runner struct {
 func New(cfg Config) (*Runner, error) {
 	if cfg.Network == nil {
 		return nil, errors.New("lighthouse: Config.Network is required")
-	}
-	if cfg.Dir == "" {
-		cfg.Dir = os.Getenv("SITEDIAG_LIGHTHOUSE_DIR")
 	}
 	if cfg.JobTimeout <= 0 {
 		cfg.JobTimeout = DefaultJobTimeout

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/sitediag/sitediag/browser"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // maxReply bounds one reply line (two reports of a big page).
@@ -28,7 +29,7 @@ const maxReply = 64 << 20
 // launched while nothing waits for it, right after the previous audit
 // (see prelaunch).
 type worker struct {
-	deny    browser.Proxy
+	deny    netx.Proxy
 	chrome  string // the binary
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
@@ -67,7 +68,7 @@ type reply struct {
 // within ctx: the deadline of the audit that needs them (loading
 // Lighthouse takes a few seconds, many more on a loaded machine, so no
 // shorter bound of its own).
-func startWorker(ctx context.Context, network browser.Network, node, chrome, dir string) (_ *worker, err error) {
+func startWorker(ctx context.Context, network netx.Network, node, chrome, dir string) (_ *worker, err error) {
 	w := &worker{replies: make(chan reply, 1), dead: make(chan struct{}), chrome: chrome}
 	w.ctx, w.stop = context.WithCancel(context.Background())
 	defer func() {
@@ -75,7 +76,7 @@ func startWorker(ctx context.Context, network browser.Network, node, chrome, dir
 			w.kill()
 		}
 	}()
-	if w.deny, err = network.ListenProxy(browser.ProxyOptions{RefuseAll: true}); err != nil {
+	if w.deny, err = network.ListenProxy(netx.ProxyOptions{RefuseAll: true}); err != nil {
 		return nil, err
 	}
 	w.prelaunch()

@@ -1,6 +1,6 @@
 // Package redislimit is a rate limiter kept in Redis, so that every
 // replica of the API spends one allowance per key: it implements
-// httpapi.RateLimiter with the generic cell rate algorithm (GCRA) in one
+// middleware.RateLimiter with the generic cell rate algorithm (GCRA) in one
 // Lua script, on the Redis server's clock.
 //
 // Each key costs one Redis string (its theoretical arrival time) that
@@ -36,7 +36,7 @@ type Options struct {
 	Prefix string
 }
 
-// Limiter is an httpapi.RateLimiter in Redis. Build it with New.
+// Limiter is an middleware.RateLimiter in Redis. Build it with New.
 type Limiter struct {
 	rdb      redis.Scripter
 	interval int64 // microseconds between requests at Rate

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // testNow is the clock the fixtures' certificates are judged at.
@@ -163,9 +165,9 @@ func serve(t testing.TB, handle func(net.Conn)) string {
 	return ln.Addr().String()
 }
 
-// dialer returns a DialFunc for addr.
-func dialer(addr string) DialFunc {
-	return func(ctx context.Context) (net.Conn, error) {
+// dialer returns a dial that connects to addr whatever it is asked for.
+func dialer(addr string) netx.DialFunc {
+	return func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", addr)
 	}

@@ -13,7 +13,7 @@
 // when it enforces one. Vulnerabilities are derived from what was
 // enumerated.
 //
-// Every connection goes through the caller's DialFunc, so the caller's
+// Every connection goes through the caller's netx.DialFunc, so the caller's
 // network policy applies to each probe.
 //
 // # Concurrency
@@ -33,6 +33,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // Defaults for the zero Options.
@@ -45,11 +47,6 @@ const (
 // the port refused connections, or the server refused every hello.
 // Scan returns it as a *NoProtocolError that says which.
 var ErrNoProtocol = errors.New("tls: no protocol version could be negotiated")
-
-// DialFunc opens a new TCP connection to the server being scanned. Scan
-// calls it once per probe; it is where the caller pins addresses and
-// applies its network policy.
-type DialFunc func(ctx context.Context) (net.Conn, error)
 
 // Options tune a scan. The zero value is ready to use.
 type Options struct {
@@ -225,7 +222,8 @@ func (e *enumeration) keyExchange() []Group {
 
 // scanner holds one scan's settings and what its probes saw.
 type scanner struct {
-	dial       DialFunc
+	dial       netx.DialFunc
+	address    string // host:port, what dial is asked for
 	host       string
 	serverName string
 	opts       Options
@@ -245,9 +243,11 @@ type scanner struct {
 	detecting sync.WaitGroup
 }
 
-// Scan scans the server dial reaches. host is the name or IP literal
-// the caller asked for: a name is sent as SNI and both are checked
-// against the certificate.
+// Scan scans the server at address (host:port, or host alone for port
+// 443), every connection opened by dial, once per probe: dial is where
+// the caller pins addresses and applies its network policy. host is the
+// name or IP literal the caller asked for: a name is sent as SNI and
+// both are checked against the certificate.
 //
 // When ctx's deadline comes before every probe has finished, Scan
 // returns what was found by then with Result.Partial set, as long as at
@@ -258,7 +258,11 @@ type scanner struct {
 // ErrNoProtocol (wrapping the connection error when there was one) when
 // nothing could be negotiated; ctx's error when it was cancelled, or
 // when its deadline came before any version was found.
-func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Result, error) {
+func Scan(ctx context.Context, dial netx.DialFunc, address string, opts Options) (*Result, error) {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		host, address = address, net.JoinHostPort(address, "443")
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -268,7 +272,7 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 	if opts.Parallel <= 0 {
 		opts.Parallel = DefaultParallel
 	}
-	s := &scanner{dial: dial, host: host, opts: opts, slots: make(chan struct{}, opts.Parallel)}
+	s := &scanner{dial: dial, address: address, host: host, opts: opts, slots: make(chan struct{}, opts.Parallel)}
 	if _, err := netip.ParseAddr(host); err != nil {
 		s.serverName = host
 	}
@@ -478,7 +482,7 @@ func ended(ctx context.Context) error {
 
 // connect dials and ties the connection's deadline to ctx.
 func (s *scanner) connect(ctx context.Context) (net.Conn, error) {
-	conn, err := s.dial(ctx)
+	conn, err := s.dial(ctx, "tcp", s.address)
 	s.mu.Lock()
 	if err != nil {
 		f := connectFailure(err, s.opts.ProbeTimeout)

@@ -401,8 +401,8 @@ func TestScanParallelBoundsConnections(t *testing.T) {
 	})
 	var mu sync.Mutex
 	open, most := 0, 0
-	dial := func(ctx context.Context) (net.Conn, error) {
-		c, err := dialer(addr)(ctx)
+	dial := func(ctx context.Context, network, address string) (net.Conn, error) {
+		c, err := dialer(addr)(ctx, network, address)
 		if err != nil {
 			return nil, err
 		}

@@ -37,6 +37,7 @@ import (
 	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardnet"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 func main() {
@@ -73,7 +74,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	proxy, err := guardnet.Network(guard.New(&dns.Resolver{}, guard.NewPolicy(loopback))).ListenProxy(browser.ProxyOptions{})
+	proxy, err := guardnet.Network(guard.New(&dns.Resolver{}, guard.NewPolicy(loopback))).ListenProxy(netx.ProxyOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

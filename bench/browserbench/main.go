@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/blobstore"
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/httpapi"
 	"github.com/sitediag/sitediag/internal/procs"
@@ -90,7 +91,7 @@ func run(runs, concurrent int) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	store, err := httpapi.NewLocalStore(filepath.Join(dir, "artifacts"), 0)
+	store, err := blobstore.OpenDir(filepath.Join(dir, "artifacts"), blobstore.Options{})
 	if err != nil {
 		return err
 	}

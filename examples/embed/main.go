@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/blobstore"
 	"github.com/sitediag/sitediag/httpapi"
 )
 
@@ -46,7 +47,7 @@ func run(addr string, keys []string) error {
 		return err
 	}
 	defer client.Close()
-	store, err := httpapi.NewLocalStore(filepath.Join(os.TempDir(), "sitediag-embed"), 0)
+	store, err := blobstore.OpenDir(filepath.Join(os.TempDir(), "sitediag-embed"), blobstore.Options{})
 	if err != nil {
 		return err
 	}

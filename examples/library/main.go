@@ -2,6 +2,13 @@
 // run diagnoses, branch on the error codes.
 //
 //	go run ./examples/library https://example.com
+//
+// The client's settings come from the SITEDIAG_* variables
+// (sitediag.ConfigFromEnv); unset, the system's DNS servers and the
+// full SSRF policy. Offline, against a site of your own on this host:
+//
+//	SITEDIAG_ALLOW_NETWORKS=127.0.0.1/32 SITEDIAG_DNS_SERVERS=127.0.0.1:5353 \
+//	    go run ./examples/library http://site.test:8080/
 package main
 
 import (
@@ -28,8 +35,11 @@ func main() {
 // run diagnoses target; it returns so that the client's deferred Close
 // runs before the process exits.
 func run(target string) error {
-	// The zero Config uses the system's DNS servers and the full SSRF policy.
-	client, err := sitediag.New(sitediag.Config{})
+	cfg, err := sitediag.ConfigFromEnv()
+	if err != nil {
+		return err
+	}
+	client, err := sitediag.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -65,7 +75,7 @@ func report(err error) {
 	case errors.Is(err, sitediag.ErrTargetNotAllowed):
 		fmt.Println("refused: the target is on a network this client may not reach")
 	case errors.As(err, &e):
-		fmt.Printf("%s (%d): %s\n", e.Code, e.Status(), e.Details)
+		fmt.Printf("%s: %s\n", e.Code, e.Details)
 	default:
 		fmt.Println(err)
 	}

@@ -8,23 +8,17 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	_ "gocloud.dev/blob/s3blob" // s3:// artifact stores
 
 	"github.com/sitediag/sitediag/blobstore"
-	"github.com/sitediag/sitediag/httpapi"
 )
 
-// artifactStore is a store the server closes when it stops.
-type artifactStore interface {
-	httpapi.ArtifactStore
-	Close() error
-}
-
 // openArtifacts opens the store rawURL names: file:///dir is a
-// LocalStore in dir; any other URL (s3://bucket?…) a bucket through
+// directory store; any other URL (s3://bucket?…) a bucket through
 // blobstore. Empty means file://<dataDir>/artifacts.
-func openArtifacts(ctx context.Context, rawURL, dataDir string) (artifactStore, error) {
+func openArtifacts(ctx context.Context, rawURL, dataDir string) (*blobstore.Store, error) {
 	if rawURL == "" {
-		return httpapi.NewLocalStore(filepath.Join(dataDir, "artifacts"), 0)
+		return blobstore.OpenDir(filepath.Join(dataDir, "artifacts"), blobstore.Options{})
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -34,7 +28,7 @@ func openArtifacts(ctx context.Context, rawURL, dataDir string) (artifactStore, 
 		if u.Host != "" || u.Path == "" {
 			return nil, fmt.Errorf("SITEDIAG_ARTIFACTS_URL: %q is not file:///absolute/dir", rawURL)
 		}
-		return httpapi.NewLocalStore(u.Path, 0)
+		return blobstore.OpenDir(u.Path, blobstore.Options{})
 	}
 	return blobstore.Open(ctx, rawURL, blobstore.Options{})
 }

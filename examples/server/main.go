@@ -39,11 +39,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -55,6 +55,7 @@ import (
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/httpapi"
+	"github.com/sitediag/sitediag/httpapi/middleware"
 	"github.com/sitediag/sitediag/redisbrand"
 	"github.com/sitediag/sitediag/redislimit"
 )
@@ -158,43 +159,28 @@ func checkPublicURL(raw string) error {
 }
 
 func (s *settings) clientConfig() (sitediag.Config, error) {
-	cfg := sitediag.Config{DataDir: s.dataDir}
-	for _, cidr := range splitList(s.allowNetworks) {
-		p, err := netip.ParsePrefix(cidr)
-		if err != nil {
-			return cfg, fmt.Errorf("SITEDIAG_ALLOW_NETWORKS: %q is not a CIDR", cidr)
-		}
-		cfg.AllowNetworks = append(cfg.AllowNetworks, p)
+	flags := map[string]string{
+		"SITEDIAG_DATA_DIR":           s.dataDir,
+		"SITEDIAG_ALLOW_NETWORKS":     s.allowNetworks,
+		"SITEDIAG_DNS_SERVERS":        s.dnsServers,
+		"SITEDIAG_CHROME_PATH":        s.chromePath,
+		"SITEDIAG_BROWSER_URL":        s.browserURL,
+		"SITEDIAG_BROWSER_PROXY_ADDR": s.browserProxyAddr,
+		"SITEDIAG_BROWSER_PROXY_URL":  s.browserProxyURL,
+		"SITEDIAG_PROXIES":            s.proxies,
+		"SITEDIAG_LIGHTHOUSE_DIR":     s.lighthouseDir,
 	}
-	cfg.DNSServers = splitList(s.dnsServers)
-	cfg.ChromePath = s.chromePath
-	cfg.LighthouseDir = s.lighthouseDir
-	cfg.BrowserURL = s.browserURL
-	cfg.BrowserProxyAddr = s.browserProxyAddr
-	cfg.BrowserProxyURL = s.browserProxyURL
-	for _, item := range splitList(s.proxies) {
-		country, raw, ok := strings.Cut(item, "=")
-		country = strings.TrimSpace(country)
-		u, err := url.Parse(strings.TrimSpace(raw))
-		if !ok || country == "" || err != nil || u.Host == "" {
-			return cfg, fmt.Errorf("SITEDIAG_PROXIES: %q is not country=url", item)
+	return sitediag.ConfigFrom(func(name string) string {
+		if v, ok := flags[name]; ok {
+			return v
 		}
-		if cfg.Proxies == nil {
-			cfg.Proxies = map[string]*url.URL{}
-		}
-		cfg.Proxies[country] = u
-	}
-	return cfg, nil
+		return os.Getenv(name)
+	})
 }
 
+// splitList splits a comma list, dropping spaces and empty items.
 func splitList(v string) []string {
-	var out []string
-	for _, item := range strings.Split(v, ",") {
-		if item = strings.TrimSpace(item); item != "" {
-			out = append(out, item)
-		}
-	}
-	return out
+	return slices.DeleteFunc(strings.Split(strings.ReplaceAll(v, " ", ""), ","), func(item string) bool { return item == "" })
 }
 
 // run serves with settings s until SIGINT or SIGTERM.
@@ -207,7 +193,7 @@ func run(s *settings, log *slog.Logger) error {
 	if rate == 0 {
 		rate = -1 // 0 means no limit here; httpapi reads negative as none
 	}
-	var limiter httpapi.RateLimiter
+	var limiter middleware.RateLimiter
 	var backends []httpapi.Backend
 	if s.redisURL != "" {
 		rdb, err := openRedis(s.redisURL)
@@ -217,7 +203,7 @@ func run(s *settings, log *slog.Logger) error {
 		defer rdb.Close()
 		cfg.BrandCache = redisbrand.New(rdb, redisbrand.Options{})
 		if rate > 0 {
-			if limiter, err = redislimit.New(rdb, redislimit.Options{Rate: rate, Burst: httpapi.RateBurst(rate)}); err != nil {
+			if limiter, err = redislimit.New(rdb, redislimit.Options{Rate: rate, Burst: middleware.RateBurst(rate)}); err != nil {
 				return err
 			}
 		}
@@ -234,9 +220,7 @@ func run(s *settings, log *slog.Logger) error {
 		return err
 	}
 	defer store.Close()
-	if _, ok := store.(interface {
-		SignedURL(context.Context, string) (string, error)
-	}); s.presign && !ok {
+	if s.presign && !store.CanSign() {
 		return errors.New("SITEDIAG_ARTIFACTS_PRESIGN=1 needs a bucket in SITEDIAG_ARTIFACTS_URL (s3://…), not a directory")
 	}
 

@@ -210,7 +210,7 @@ func TestSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.addr != "127.0.0.1:9" || s.rateLimit != 0 || len(cfg.AllowNetworks) != 2 || cfg.DNSServers[0] != "127.0.0.1:5353" ||
-		cfg.Proxies["us"].Host != "proxy.example:3128" || cfg.Proxies["DE"].Scheme != "socks5" ||
+		cfg.Proxies["us"].Host != "proxy.example:3128" || cfg.Proxies["de"].Scheme != "socks5" ||
 		cfg.ChromePath != "/opt/chromium/chrome" || cfg.LighthouseDir != "/opt/lighthouse" || cfg.BrowserURL != "ws://127.0.0.1:9222/devtools/browser/x" ||
 		cfg.BrowserProxyAddr != "0.0.0.0:3128" || cfg.BrowserProxyURL != "http://api-1.internal:3128" ||
 		s.apiKeys != "k1, k2" || s.publicURL != "https://diag.example/api" || s.dataDir != "/var/lib/sitediag" ||

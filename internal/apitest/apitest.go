@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/blobstore"
 	"github.com/sitediag/sitediag/httpapi"
 	"github.com/sitediag/sitediag/internal/dnstest"
 	"github.com/sitediag/sitediag/internal/openapicheck"
@@ -85,7 +86,7 @@ func New(t testing.TB, opts Options) *API {
 		hopts.RateLimit = -1
 	}
 	if hopts.Artifacts == nil {
-		store, err := httpapi.NewLocalStore(t.TempDir(), 0)
+		store, err := blobstore.OpenDir(t.TempDir(), blobstore.Options{})
 		if err != nil {
 			t.Fatalf("apitest: %v", err)
 		}

@@ -3,6 +3,7 @@ package guard
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http/httptrace"
 	"net/netip"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag/internal/tracing"
+	"github.com/sitediag/sitediag/net/netx"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -45,7 +47,7 @@ func (g *Guard) Allowed(addr netip.Addr) bool { return g.policy.Allowed(addr) }
 
 // Resolve returns the allowed addresses of host (a name or an IP literal).
 // When the name resolves but no address is allowed, the error is
-// ErrNotAllowed; a name that does not resolve gives a *ResolveError.
+// netx.ErrNotAllowed; a name that does not resolve gives a *ResolveError.
 // A name's resolution is reported to the DNSStart and DNSDone hooks of
 // an httptrace.ClientTrace in ctx, and every resolution is a "resolve"
 // span under the span in ctx (see internal/tracing).
@@ -84,7 +86,7 @@ func answerAttrs(answers []netip.Addr, err error) []attribute.KeyValue {
 		attribute.Int("sitediag.resolve.answers", len(answers)),
 		attribute.StringSlice("sitediag.resolve.addresses", addrs),
 	}
-	if errors.Is(err, ErrNotAllowed) {
+	if errors.Is(err, netx.ErrNotAllowed) {
 		attrs = append(attrs, tracing.KeyRefusalClass.String(Class(answers[0])))
 	}
 	return attrs
@@ -108,7 +110,7 @@ func (g *Guard) resolve(ctx context.Context, host string) (allowed, answers []ne
 	}
 	if len(allowed) == 0 {
 		g.refused.add(answers[0])
-		return nil, answers, ErrNotAllowed
+		return nil, answers, netx.ErrNotAllowed
 	}
 	return allowed, answers, nil
 }
@@ -136,6 +138,18 @@ func (g *Guard) resolveAddress(ctx context.Context, address string) ([]netip.Add
 	return addrs, port, err
 }
 
+// DialLiteral connects to address, an IP address and port
+// ("192.0.2.1:443", "[2001:db8::1]:80"), without a resolution: the caller
+// has resolved and pinned the target (ping, portscan). The address is
+// checked at connect time, as every address is.
+func (g *Guard) DialLiteral(ctx context.Context, network, address string) (net.Conn, error) {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return nil, fmt.Errorf("guard: %q is not an IP address and port: %w", address, err)
+	}
+	return g.DialAddrs(ctx, network, []netip.Addr{ap.Addr()}, ap.Port())
+}
+
 // DialAddrs connects to the first of addrs that accepts, on port. Use it
 // when the caller has already resolved and pinned the target.
 func (g *Guard) DialAddrs(ctx context.Context, network string, addrs []netip.Addr, port uint16) (net.Conn, error) {
@@ -157,8 +171,8 @@ func (g *Guard) firstConn(ctx context.Context, network string, addrs []netip.Add
 		spanCtx, span := tracing.Start(ctx, tracing.SpanConnect, attribute.String("network.transport", network),
 			attribute.String("network.peer.address", ap.Addr().String()), attribute.Int("network.peer.port", int(port)))
 		if !g.allowed(a) {
-			endConnect(span, ap, ErrNotAllowed)
-			errs = append(errs, ErrNotAllowed)
+			endConnect(span, ap, netx.ErrNotAllowed)
+			errs = append(errs, netx.ErrNotAllowed)
 			continue
 		}
 		conn, err := connect(spanCtx, ap)
@@ -172,7 +186,7 @@ func (g *Guard) firstConn(ctx context.Context, network string, addrs []netip.Add
 		}
 	}
 	if len(errs) == 0 {
-		return nil, ErrNotAllowed
+		return nil, netx.ErrNotAllowed
 	}
 	return nil, errors.Join(errs...)
 }
@@ -180,7 +194,7 @@ func (g *Guard) firstConn(ctx context.Context, network string, addrs []netip.Add
 // endConnect ends the "connect" span of ap with err, naming the class of
 // a refused address.
 func endConnect(span trace.Span, ap netip.AddrPort, err error) {
-	if errors.Is(err, ErrNotAllowed) {
+	if errors.Is(err, netx.ErrNotAllowed) {
 		span.SetAttributes(tracing.KeyRefusalClass.String(Class(ap.Addr())))
 	}
 	tracing.End(span, err)
@@ -191,7 +205,7 @@ func endConnect(span trace.Span, ap netip.AddrPort, err error) {
 func (g *Guard) control(network, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil || !g.allowed(ap.Addr()) {
-		return ErrNotAllowed
+		return netx.ErrNotAllowed
 	}
 	return nil
 }

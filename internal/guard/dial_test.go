@@ -10,7 +10,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/target"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // fakeResolver answers every name with the same addresses and records
@@ -65,14 +67,14 @@ func TestDialAllRefused(t *testing.T) {
 	res := &fakeResolver{addrs: []netip.Addr{netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("fd00::1")}}
 	g, dialled := recordingGuard(res, Policy{})
 	_, err := g.DialContext(context.Background(), "tcp", "internal.example:80")
-	if !errors.Is(err, ErrNotAllowed) {
-		t.Fatalf("err = %v, want ErrNotAllowed", err)
+	if !errors.Is(err, netx.ErrNotAllowed) {
+		t.Fatalf("err = %v, want netx.ErrNotAllowed", err)
 	}
 	if len(*dialled) != 0 {
 		t.Fatalf("dialled %v, want nothing", *dialled)
 	}
-	if got := err.Error(); got != ErrNotAllowed.Error() {
-		t.Errorf("refusal text %q leaks detail; want %q", got, ErrNotAllowed.Error())
+	if got := err.Error(); got != netx.ErrNotAllowed.Error() {
+		t.Errorf("refusal text %q leaks detail; want %q", got, netx.ErrNotAllowed.Error())
 	}
 }
 
@@ -82,7 +84,7 @@ func TestDialNoAddress(t *testing.T) {
 	g, dialled := recordingGuard(&fakeResolver{}, Policy{})
 	_, err := g.DialContext(context.Background(), "tcp", "empty.example:80")
 	var resolveErr *ResolveError
-	if !errors.As(err, &resolveErr) || errors.Is(err, ErrNotAllowed) {
+	if !errors.As(err, &resolveErr) || errors.Is(err, netx.ErrNotAllowed) {
 		t.Fatalf("err = %v, want a *ResolveError", err)
 	}
 	if len(*dialled) != 0 {
@@ -126,11 +128,11 @@ func TestDialRealRefusal(t *testing.T) {
 	// DialAddrs skips refused addresses; call the dialer itself to prove
 	// Control is the last word even when the pre-check is bypassed.
 	d := &net.Dialer{Control: g.control}
-	if _, err := d.Dial("tcp", netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), port).String()); !errors.Is(err, ErrNotAllowed) {
-		t.Fatalf("dial err = %v, want ErrNotAllowed", err)
+	if _, err := d.Dial("tcp", netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), port).String()); !errors.Is(err, netx.ErrNotAllowed) {
+		t.Fatalf("dial err = %v, want netx.ErrNotAllowed", err)
 	}
-	if _, err := g.DialAddrs(context.Background(), "tcp", []netip.Addr{netip.MustParseAddr("127.0.0.1")}, port); !errors.Is(err, ErrNotAllowed) {
-		t.Fatalf("DialAddrs err = %v, want ErrNotAllowed", err)
+	if _, err := g.DialAddrs(context.Background(), "tcp", []netip.Addr{netip.MustParseAddr("127.0.0.1")}, port); !errors.Is(err, netx.ErrNotAllowed) {
+		t.Fatalf("DialAddrs err = %v, want netx.ErrNotAllowed", err)
 	}
 	ln.Close()
 	select {
@@ -182,7 +184,7 @@ func FuzzParseClassify(f *testing.F) {
 		if tgt.IsIP() {
 			want := tgt.Addr.Unmap()
 			if !allow.Allowed(tgt.Addr) {
-				if len(*dialled) != 0 || !errors.Is(err, ErrNotAllowed) {
+				if len(*dialled) != 0 || !errors.Is(err, netx.ErrNotAllowed) {
 					t.Fatalf("%q: refused literal dialled %v (err %v)", raw, *dialled, err)
 				}
 				return
@@ -204,14 +206,43 @@ func FuzzParseClassify(f *testing.F) {
 func itoa(p uint16) string { return strconv.Itoa(int(p)) }
 
 // TestProxyNoAddress: a proxy name the resolver answers with no address
-// is a *ProxyError whose text can be read.
+// is a *netx.ProxyError whose text can be read.
 func TestProxyNoAddress(t *testing.T) {
 	g := New(&fakeResolver{}, Policy{})
 	proxy := &url.URL{Scheme: "http", Host: "empty.example:3128"}
 	_, err := g.Dialer(proxy)(context.Background(), "tcp", "93.184.216.34:80")
-	var proxyErr *ProxyError
+	var proxyErr *netx.ProxyError
 	if !errors.As(err, &proxyErr) {
-		t.Fatalf("err = %v, want a *ProxyError", err)
+		t.Fatalf("err = %v, want a *netx.ProxyError", err)
 	}
 	_ = err.Error()
+}
+
+func TestDialLiteral(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	g := New(&dns.Resolver{}, NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}))
+	conn, err := g.DialLiteral(context.Background(), "tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatalf("allowed literal: %v", err)
+	}
+	conn.Close()
+	if _, err := g.DialLiteral(context.Background(), "tcp", "127.0.0.2:80"); !errors.Is(err, netx.ErrNotAllowed) {
+		t.Errorf("refused literal: got %v, want ErrNotAllowed", err)
+	}
+	if _, err := g.DialLiteral(context.Background(), "tcp", "localhost:80"); err == nil || errors.Is(err, netx.ErrNotAllowed) {
+		t.Errorf("a name: got %v, want a refusal to resolve it", err)
+	}
 }

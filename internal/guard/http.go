@@ -3,15 +3,14 @@ package guard
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"time"
 
 	"github.com/sitediag/sitediag/internal/tracing"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // Limits of the HTTP transport every tool builds on.
@@ -22,9 +21,6 @@ const (
 	// DefaultMaxBodyBytes caps a response body after decompression.
 	DefaultMaxBodyBytes = 10 << 20
 )
-
-// ErrBodyTooLarge is returned by a body read past the cap.
-var ErrBodyTooLarge = errors.New("guard: response body too large")
 
 // HTTPOptions shape an HTTP client. The zero value is the default.
 type HTTPOptions struct {
@@ -56,7 +52,7 @@ func (g *Guard) NewHTTPClient(opts HTTPOptions) *http.Client {
 	transport := &http.Transport{
 		Proxy:                  nil,
 		DialContext:            dial,
-		TLSClientConfig:        TLSConfig(""),
+		TLSClientConfig:        netx.TLSConfig(""),
 		TLSHandshakeTimeout:    tlsHandshakeTimeout,
 		ResponseHeaderTimeout:  responseHeaderTimeout,
 		MaxResponseHeaderBytes: maxResponseHeaderSize,
@@ -80,7 +76,7 @@ func (g *Guard) NewHTTPClient(opts HTTPOptions) *http.Client {
 				return nil, err
 			}
 			host, _, _ := net.SplitHostPort(addr)
-			tconn := tls.Client(conn, TLSConfig(host, "http/1.1"))
+			tconn := tls.Client(conn, netx.TLSConfig(host, "http/1.1"))
 			if err := handshake(ctx, tconn); err != nil {
 				conn.Close()
 				return nil, err
@@ -100,19 +96,6 @@ func (g *Guard) NewHTTPClient(opts HTTPOptions) *http.Client {
 		Transport:     &cappedTransport{Transport: transport, limit: limit},
 		CheckRedirect: check,
 	}
-}
-
-// TLSConfig is the client TLS configuration every tool that reaches a
-// target uses: certificates are not verified (tools report on a bad
-// certificate rather than stop at it), SNI is sent only for names, and
-// alpn are the protocols offered, if any.
-func TLSConfig(host string, alpn ...string) *tls.Config {
-	cfg := &tls.Config{InsecureSkipVerify: true} //nolint:gosec // findings, not trust decisions
-	if _, err := netip.ParseAddr(host); err != nil {
-		cfg.ServerName = host
-	}
-	cfg.NextProtos = alpn
-	return cfg
 }
 
 func handshake(ctx context.Context, conn *tls.Conn) error {
@@ -152,7 +135,7 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 		// Probe one byte to tell "exactly at the cap" from "over it".
 		var one [1]byte
 		if n, _ := b.ReadCloser.Read(one[:]); n > 0 {
-			return 0, ErrBodyTooLarge
+			return 0, netx.ErrBodyTooLarge
 		}
 		return 0, io.EOF
 	}

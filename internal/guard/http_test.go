@@ -12,6 +12,8 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 type literalResolver struct{}
@@ -26,7 +28,7 @@ func loopbackGuard() *Guard {
 }
 
 // TestBodyCapAfterDecompression: a small gzip body that inflates past the
-// cap is cut off with ErrBodyTooLarge; a body exactly at the cap is read
+// cap is cut off with netx.ErrBodyTooLarge; a body exactly at the cap is read
 // whole.
 func TestBodyCapAfterDecompression(t *testing.T) {
 	var zipped bytes.Buffer
@@ -54,8 +56,8 @@ func TestBodyCapAfterDecompression(t *testing.T) {
 	}
 	n, err := io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	if !errors.Is(err, ErrBodyTooLarge) || n != 1000 {
-		t.Fatalf("read %d bytes, err %v; want 1000 and ErrBodyTooLarge", n, err)
+	if !errors.Is(err, netx.ErrBodyTooLarge) || n != 1000 {
+		t.Fatalf("read %d bytes, err %v; want 1000 and netx.ErrBodyTooLarge", n, err)
 	}
 
 	resp, err = client.Get(srv.URL + "/exact")
@@ -114,7 +116,7 @@ func TestRedirectHopsAreGuarded(t *testing.T) {
 	})
 	defer client.CloseIdleConnections()
 	_, err := client.Get(srv.URL)
-	if !errors.Is(err, ErrNotAllowed) {
-		t.Fatalf("err = %v, want ErrNotAllowed", err)
+	if !errors.Is(err, netx.ErrNotAllowed) {
+		t.Fatalf("err = %v, want netx.ErrNotAllowed", err)
 	}
 }

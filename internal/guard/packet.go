@@ -4,12 +4,14 @@ import (
 	"context"
 	"net"
 	"net/netip"
+
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // ListenPacket returns an unconnected UDP socket (for QUIC, say) that
 // sends only to addresses the policy allows: every datagram's
 // destination is checked, and one to a refused address fails with
-// ErrNotAllowed before it leaves. Resolve the destination with Resolve
+// netx.ErrNotAllowed before it leaves. Resolve the destination with Resolve
 // first. The caller closes the socket.
 func (g *Guard) ListenPacket(ctx context.Context) (net.PacketConn, error) {
 	var lc net.ListenConfig
@@ -34,11 +36,11 @@ type guardedPacketConn struct {
 func (c *guardedPacketConn) WriteTo(p []byte, addr net.Addr) (int, error) {
 	ua, ok := addr.(*net.UDPAddr)
 	if !ok {
-		return 0, ErrNotAllowed
+		return 0, netx.ErrNotAllowed
 	}
 	ap := ua.AddrPort()
 	if !c.guard.allowed(ap.Addr()) {
-		return 0, ErrNotAllowed
+		return 0, netx.ErrNotAllowed
 	}
 	return c.udp.WriteToUDPAddrPort(p, netip.AddrPortFrom(ap.Addr().WithZone("").Unmap(), ap.Port()))
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardtest"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 func TestListenPacketChecksEveryDestination(t *testing.T) {
@@ -26,8 +26,8 @@ func TestListenPacketChecksEveryDestination(t *testing.T) {
 	defer pc.Close()
 
 	for _, addr := range []string{"10.0.0.1:53", "127.0.0.2:53", "[::1]:53", "[::ffff:10.0.0.1]:53", "169.254.169.254:80"} {
-		if _, err := pc.WriteTo([]byte("x"), net.UDPAddrFromAddrPort(mustAddrPort(t, addr))); !errors.Is(err, guard.ErrNotAllowed) {
-			t.Errorf("WriteTo %s: got %v, want ErrNotAllowed", addr, err)
+		if _, err := pc.WriteTo([]byte("x"), net.UDPAddrFromAddrPort(mustAddrPort(t, addr))); !errors.Is(err, netx.ErrNotAllowed) {
+			t.Errorf("WriteTo %s: got %v, want netx.ErrNotAllowed", addr, err)
 		}
 	}
 	if _, err := pc.WriteTo([]byte("hello"), echo.LocalAddr()); err != nil {

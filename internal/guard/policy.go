@@ -11,13 +11,8 @@
 package guard
 
 import (
-	"errors"
 	"net/netip"
 )
-
-// ErrNotAllowed is the one refusal. Its text never says what the refused
-// address was, so a caller cannot map an internal network through it.
-var ErrNotAllowed = errors.New("guard: target not allowed")
 
 // deniedV4 lists the IPv4 special-purpose ranges (IANA registry) and the
 // cloud metadata address that no diagnosis may reach.

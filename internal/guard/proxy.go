@@ -11,12 +11,12 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/netip"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/sitediag/sitediag/net/netx"
 	"golang.org/x/net/http/httpguts"
 )
 
@@ -27,33 +27,11 @@ const (
 	proxyMaxHeaderBytes  = 256 << 10
 )
 
-// ErrBlocked is the refusal of a host on ProxyOptions.Block's list.
-var ErrBlocked = errors.New("guard: host is on the block list")
-
-// ProxyOptions shape a filtering proxy. The zero value applies the policy
-// and connects directly.
-type ProxyOptions struct {
-	// Upstream is a proxy (http, https, socks5 or socks5h URL, with
-	// optional user:password) that every allowed request is tunnelled
-	// through, such as a country proxy (see Guard.Dialer): the target is
-	// resolved and checked first and the upstream is asked for the
-	// checked address, never the name. Nil means direct connections to
-	// the checked addresses.
-	Upstream *url.URL
-	// Block, if set, refuses every host it returns true for, before the
-	// host is resolved (ad and tracker lists). Such refusals are counted
-	// as Blocked. Nil blocks nothing.
-	Block func(host string) bool
-	// RefuseAll refuses every request, for traffic that should not exist
-	// (a browser's own background requests). False applies the policy.
-	RefuseAll bool
-}
-
 // ProxyStats counts what a proxy did not let through.
 type ProxyStats struct {
 	// Refused counts requests the policy refused.
 	Refused int
-	// Blocked counts requests refused by ProxyOptions.Block.
+	// Blocked counts requests refused by netx.ProxyOptions.Block.
 	Blocked int
 	// Failed counts requests whose host did not resolve or could not be
 	// reached.
@@ -70,16 +48,16 @@ type ProxyStats struct {
 // use.
 type Proxy struct {
 	guard *Guard
-	opts  ProxyOptions
+	opts  netx.ProxyOptions
 	// ln and srv are the proxy's own listener and server (ListenProxy);
 	// nil for a proxy of NewProxy, which a server of the caller's serves.
 	ln        net.Listener
 	srv       *http.Server
 	forward   *httputil.ReverseProxy
 	transport *http.Transport
-	// dialUpstream reaches a target through ProxyOptions.Upstream; nil
+	// dialUpstream reaches a target through netx.ProxyOptions.Upstream; nil
 	// means direct.
-	dialUpstream DialFunc
+	dialUpstream netx.DialFunc
 	served       chan struct{}
 
 	mu      sync.Mutex
@@ -92,7 +70,7 @@ type Proxy struct {
 
 // ListenProxy starts a filtering proxy on 127.0.0.1 with a random port.
 // Close it when done.
-func (g *Guard) ListenProxy(opts ProxyOptions) (*Proxy, error) {
+func (g *Guard) ListenProxy(opts netx.ProxyOptions) (*Proxy, error) {
 	p, err := g.NewProxy(opts)
 	if err != nil {
 		return nil, err
@@ -120,7 +98,7 @@ func (g *Guard) ListenProxy(opts ProxyOptions) (*Proxy, error) {
 // http.Handler for a server of the caller's (one that serves many
 // proxies, say), whose URL is empty. Close it when done: that cuts its
 // tunnels; the requests it is forwarding end with their contexts.
-func (g *Guard) NewProxy(opts ProxyOptions) (*Proxy, error) {
+func (g *Guard) NewProxy(opts netx.ProxyOptions) (*Proxy, error) {
 	if u := opts.Upstream; u != nil {
 		switch {
 		case u.Host == "":
@@ -140,7 +118,7 @@ func (g *Guard) NewProxy(opts ProxyOptions) (*Proxy, error) {
 	}
 	p.transport = &http.Transport{
 		DialContext:            p.dialAdmitted,
-		TLSClientConfig:        TLSConfig(""),
+		TLSClientConfig:        netx.TLSConfig(""),
 		TLSHandshakeTimeout:    tlsHandshakeTimeout,
 		ResponseHeaderTimeout:  proxyResponseTimeout,
 		MaxResponseHeaderBytes: proxyMaxHeaderBytes,
@@ -180,14 +158,14 @@ func (p *Proxy) Stats() ProxyStats {
 }
 
 // Counts returns how many requests the policy refused and how many
-// ProxyOptions.Block refused so far.
+// netx.ProxyOptions.Block refused so far.
 func (p *Proxy) Counts() (refused, blocked int) {
 	s := p.Stats()
 	return s.Refused, s.Blocked
 }
 
 // Failure returns why the last request to host:port was refused or could
-// not be served: ErrNotAllowed, ErrBlocked, a *ResolveError or a dial
+// not be served: netx.ErrNotAllowed, netx.ErrBlocked, a *ResolveError or a dial
 // error. It is nil when that request went through or none was made. The
 // host's case and a trailing dot do not matter.
 func (p *Proxy) Failure(host string, port uint16) error {
@@ -256,9 +234,9 @@ func (p *Proxy) admit(ctx context.Context, host string, port uint16) (*admitted,
 	t := &admitted{host: host, port: port}
 	switch {
 	case p.opts.RefuseAll:
-		return t, ErrNotAllowed
+		return t, netx.ErrNotAllowed
 	case p.opts.Block != nil && p.opts.Block(host):
-		return t, ErrBlocked
+		return t, netx.ErrBlocked
 	}
 	addrs, err := p.guard.Resolve(ctx, host)
 	if err != nil {
@@ -285,10 +263,10 @@ func (p *Proxy) dial(ctx context.Context, t *admitted) (net.Conn, error) {
 func (p *Proxy) dialAdmitted(ctx context.Context, _, addr string) (net.Conn, error) {
 	t, ok := ctx.Value(admittedKey{}).(*admitted)
 	if !ok {
-		return nil, ErrNotAllowed
+		return nil, netx.ErrNotAllowed
 	}
 	if host, port, err := splitTarget(addr, ""); err != nil || host != t.host || port != t.port {
-		return nil, ErrNotAllowed
+		return nil, netx.ErrNotAllowed
 	}
 	return p.dial(ctx, t)
 }
@@ -423,10 +401,10 @@ func (p *Proxy) refuse(w http.ResponseWriter, t *admitted, err error) {
 	status := http.StatusBadGateway
 	p.mu.Lock()
 	switch {
-	case errors.Is(err, ErrNotAllowed):
+	case errors.Is(err, netx.ErrNotAllowed):
 		p.stats.Refused++
 		status = http.StatusForbidden
-	case errors.Is(err, ErrBlocked):
+	case errors.Is(err, netx.ErrBlocked):
 		p.stats.Blocked++
 		status = http.StatusForbidden
 	default:

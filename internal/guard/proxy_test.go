@@ -19,6 +19,7 @@ import (
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardtest"
 	"github.com/sitediag/sitediag/internal/proxytest"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // newGuard returns guardtest's guard (127.0.0.1 allowed, site.test on
@@ -61,7 +62,7 @@ func (f *forbidden) port() string {
 	return port
 }
 
-func listenProxy(t *testing.T, g *guard.Guard, opts guard.ProxyOptions) *guard.Proxy {
+func listenProxy(t *testing.T, g *guard.Guard, opts netx.ProxyOptions) *guard.Proxy {
 	t.Helper()
 	p, err := g.ListenProxy(opts)
 	if err != nil {
@@ -101,7 +102,7 @@ func portOf(t *testing.T, rawURL string) string {
 
 func TestProxyForwardsAllowedTargets(t *testing.T) {
 	g := newGuard(t)
-	p := listenProxy(t, g, guard.ProxyOptions{})
+	p := listenProxy(t, g, netx.ProxyOptions{})
 	srv := fixture(t, "hello")
 	client := proxiedClient(t, p)
 	for _, target := range []string{
@@ -126,7 +127,7 @@ func TestProxyForwardsAllowedTargets(t *testing.T) {
 
 func TestProxyTunnelsTLS(t *testing.T) {
 	g := newGuard(t)
-	p := listenProxy(t, g, guard.ProxyOptions{})
+	p := listenProxy(t, g, netx.ProxyOptions{})
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "secure")
 	}))
@@ -144,7 +145,7 @@ func TestProxyTunnelsTLS(t *testing.T) {
 
 func TestProxyRefusesWhatThePolicyDenies(t *testing.T) {
 	g := newGuard(t)
-	p := listenProxy(t, g, guard.ProxyOptions{})
+	p := listenProxy(t, g, netx.ProxyOptions{})
 	f := listenForbidden(t)
 	client := proxiedClient(t, p)
 	targets := []string{
@@ -173,8 +174,8 @@ func TestProxyRefusesWhatThePolicyDenies(t *testing.T) {
 		t.Errorf("Refused = %d, want %d", got, len(targets))
 	}
 	for _, host := range []string{"evil.test", "EVIL.test."} {
-		if err := p.Failure(host, mustPort(t, f.port())); !errors.Is(err, guard.ErrNotAllowed) {
-			t.Errorf("Failure(%s) = %v, want ErrNotAllowed", host, err)
+		if err := p.Failure(host, mustPort(t, f.port())); !errors.Is(err, netx.ErrNotAllowed) {
+			t.Errorf("Failure(%s) = %v, want netx.ErrNotAllowed", host, err)
 		}
 	}
 }
@@ -190,7 +191,7 @@ func mustPort(t *testing.T, s string) uint16 {
 
 func TestProxyReportsUnresolvedAndUnreachable(t *testing.T) {
 	g := newGuard(t)
-	p := listenProxy(t, g, guard.ProxyOptions{})
+	p := listenProxy(t, g, netx.ProxyOptions{})
 	client := proxiedClient(t, p)
 
 	resp, err := client.Get("http://missing.test/")
@@ -217,7 +218,7 @@ func TestProxyReportsUnresolvedAndUnreachable(t *testing.T) {
 	if resp.StatusCode != http.StatusBadGateway {
 		t.Errorf("refused port: got %d, want 502", resp.StatusCode)
 	}
-	if err := p.Failure("site.test", uint16(closedPort)); err == nil || errors.Is(err, guard.ErrNotAllowed) {
+	if err := p.Failure("site.test", uint16(closedPort)); err == nil || errors.Is(err, netx.ErrNotAllowed) {
 		t.Errorf("Failure(closed port) = %v, want a dial error", err)
 	}
 	if got := p.Stats(); got.Failed != 2 || got.Refused != 0 {
@@ -229,7 +230,7 @@ func TestProxyBlockListAndRefuseAll(t *testing.T) {
 	g := newGuard(t)
 	srv := fixture(t, "ok")
 	port := portOf(t, srv.URL)
-	blocking := listenProxy(t, g, guard.ProxyOptions{Block: func(host string) bool { return host == "site.test" }})
+	blocking := listenProxy(t, g, netx.ProxyOptions{Block: func(host string) bool { return host == "site.test" }})
 	client := proxiedClient(t, blocking)
 	for target, want := range map[string]int{
 		"http://site.test:" + port + "/": http.StatusForbidden,
@@ -247,11 +248,11 @@ func TestProxyBlockListAndRefuseAll(t *testing.T) {
 	if got := blocking.Stats(); got.Blocked != 1 || got.Refused != 0 {
 		t.Errorf("stats = %+v, want 1 blocked", got)
 	}
-	if err := blocking.Failure("site.test", mustPort(t, port)); !errors.Is(err, guard.ErrBlocked) {
-		t.Errorf("Failure = %v, want ErrBlocked", err)
+	if err := blocking.Failure("site.test", mustPort(t, port)); !errors.Is(err, netx.ErrBlocked) {
+		t.Errorf("Failure = %v, want netx.ErrBlocked", err)
 	}
 
-	none := listenProxy(t, g, guard.ProxyOptions{RefuseAll: true})
+	none := listenProxy(t, g, netx.ProxyOptions{RefuseAll: true})
 	resp, err := proxiedClient(t, none).Get(srv.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -296,7 +297,7 @@ func dialProxy(t *testing.T, p *guard.Proxy) net.Conn {
 
 func TestProxyUpgradesInAbsoluteForm(t *testing.T) {
 	g := newGuard(t)
-	p := listenProxy(t, g, guard.ProxyOptions{})
+	p := listenProxy(t, g, netx.ProxyOptions{})
 	srv := echoUpgrade(t)
 	conn := dialProxy(t, p)
 	fmt.Fprintf(conn, "GET http://site.test:%s/ws HTTP/1.1\r\nHost: site.test:%s\r\nConnection: Upgrade\r\nUpgrade: echo\r\nProxy-Connection: keep-alive\r\n\r\n",
@@ -320,7 +321,7 @@ func TestProxyUpgradesInAbsoluteForm(t *testing.T) {
 // before anything is dialled, and counted, like plain requests.
 func TestProxyRefusesUpgradesAndTunnels(t *testing.T) {
 	g := newGuard(t)
-	p := listenProxy(t, g, guard.ProxyOptions{})
+	p := listenProxy(t, g, netx.ProxyOptions{})
 	f := listenForbidden(t)
 	requests := []string{
 		"GET http://evil.test:%[1]s/ws HTTP/1.1\r\nHost: evil.test:%[1]s\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n",
@@ -353,7 +354,7 @@ func TestProxyRefusesUpgradesAndTunnels(t *testing.T) {
 
 func TestProxyCloseCutsTunnels(t *testing.T) {
 	g := newGuard(t)
-	p, err := g.ListenProxy(guard.ProxyOptions{})
+	p, err := g.ListenProxy(netx.ProxyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +388,7 @@ func TestProxyChainsAnUpstream(t *testing.T) {
 		t.Run(up.URL.Scheme, func(t *testing.T) {
 			g := newGuard(t)
 			f := listenForbidden(t)
-			p := listenProxy(t, g, guard.ProxyOptions{Upstream: up.URL})
+			p := listenProxy(t, g, netx.ProxyOptions{Upstream: up.URL})
 			client := proxiedClient(t, p)
 			for target, want := range map[string]string{
 				"http://site.test:" + port + "/":     "plain",
@@ -424,7 +425,7 @@ func TestProxyChainsAnUpstream(t *testing.T) {
 
 func TestListenProxyRefusesABadUpstream(t *testing.T) {
 	g := newGuard(t)
-	if _, err := g.ListenProxy(guard.ProxyOptions{Upstream: &url.URL{Scheme: "ftp", Host: "x:21"}}); err == nil {
+	if _, err := g.ListenProxy(netx.ProxyOptions{Upstream: &url.URL{Scheme: "ftp", Host: "x:21"}}); err == nil {
 		t.Error("ListenProxy accepted an ftp upstream")
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/netip"
 	"testing"
+
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 func TestClass(t *testing.T) {
@@ -39,10 +41,10 @@ func (r fixedResolver) LookupAddrs(_ context.Context, host string) ([]netip.Addr
 func TestRefusalsAreCounted(t *testing.T) {
 	g := New(fixedResolver{"inside.test": {netip.MustParseAddr("10.0.0.1")}}, NewPolicy(nil))
 	ctx := context.Background()
-	if _, err := g.Resolve(ctx, "inside.test"); !errors.Is(err, ErrNotAllowed) {
+	if _, err := g.Resolve(ctx, "inside.test"); !errors.Is(err, netx.ErrNotAllowed) {
 		t.Fatalf("resolve: %v", err)
 	}
-	if _, err := g.DialContext(ctx, "tcp", "127.0.0.1:80"); !errors.Is(err, ErrNotAllowed) {
+	if _, err := g.DialContext(ctx, "tcp", "127.0.0.1:80"); !errors.Is(err, netx.ErrNotAllowed) {
 		t.Fatalf("dial: %v", err)
 	}
 	pc, err := g.ListenPacket(ctx)
@@ -50,7 +52,7 @@ func TestRefusalsAreCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pc.Close()
-	if _, err := pc.WriteTo([]byte("x"), &net.UDPAddr{IP: net.ParseIP("169.254.169.254"), Port: 53}); !errors.Is(err, ErrNotAllowed) {
+	if _, err := pc.WriteTo([]byte("x"), &net.UDPAddr{IP: net.ParseIP("169.254.169.254"), Port: 53}); !errors.Is(err, netx.ErrNotAllowed) {
 		t.Fatalf("datagram: %v", err)
 	}
 	want := map[string]uint64{ClassPrivate: 1, ClassLoopback: 1, ClassMetadata: 1}

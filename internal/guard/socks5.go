@@ -10,6 +10,8 @@ import (
 	"net/netip"
 	"net/url"
 	"time"
+
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // SOCKS5 (RFC 1928) with username/password authentication (RFC 1929),
@@ -50,7 +52,7 @@ func (g *Guard) socks5(ctx context.Context, proxy *url.URL, target netip.AddrPor
 		case errors.As(err, &terr):
 			return nil, err
 		}
-		return nil, &ProxyError{Proxy: proxy.Host, Err: err}
+		return nil, &netx.ProxyError{Proxy: proxy.Host, Err: err}
 	}
 	if !stop() {
 		conn.Close()

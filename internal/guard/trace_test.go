@@ -46,7 +46,7 @@ func TestDialSpans(t *testing.T) {
 		}
 		got := map[attribute.Key]string{}
 		for _, kv := range s.Attributes() {
-			got[kv.Key] = kv.Value.Emit()
+			got[kv.Key] = kv.Value.String()
 		}
 		for k, v := range w.attrs {
 			if got[k] != v {

@@ -13,24 +13,9 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/sitediag/sitediag/net/netx"
 )
-
-// DialFunc connects to address (host:port) over network.
-type DialFunc = func(ctx context.Context, network, address string) (net.Conn, error)
-
-// ProxyError means the operator's proxy could not be used: it could not
-// be reached, its TLS handshake failed, or it refused our credentials.
-// The target was not judged; the fault is on the operator's side.
-type ProxyError struct {
-	// Proxy is the proxy's host:port, without credentials.
-	Proxy string
-	Err   error
-}
-
-func (e *ProxyError) Error() string { return "guard: proxy " + e.Proxy + ": " + e.Err.Error() }
-
-// Unwrap returns the cause.
-func (e *ProxyError) Unwrap() error { return e.Err }
 
 // TunnelError means the proxy was reached but could not connect to the
 // target: it answered CONNECT with a non-2xx status, or SOCKS5 with a
@@ -59,7 +44,7 @@ func (e *TunnelError) Unwrap() error { return e.Err }
 // the policy refuses. The proxy itself is the operator's and is trusted:
 // the policy does not apply to its address. A proxied connection's
 // RemoteAddr is the target's address.
-func (g *Guard) Dialer(proxy *url.URL) DialFunc {
+func (g *Guard) Dialer(proxy *url.URL) netx.DialFunc {
 	if proxy == nil {
 		return g.DialContext
 	}
@@ -80,7 +65,7 @@ func (g *Guard) dialVia(ctx context.Context, proxy *url.URL, network, address st
 		return g.tunnel(ctx, proxy, target)
 	}, func(err error) bool {
 		// The proxy itself failed: other addresses will not help.
-		var perr *ProxyError
+		var perr *netx.ProxyError
 		return errors.As(err, &perr)
 	})
 }
@@ -107,7 +92,7 @@ func (g *Guard) tunnel(ctx context.Context, proxy *url.URL, target netip.AddrPor
 	case "http", "https":
 		conn, err = g.connect(ctx, proxy, target)
 	default:
-		return nil, &ProxyError{Proxy: proxy.Host, Err: fmt.Errorf("scheme %q is not http, https or socks5", proxy.Scheme)}
+		return nil, &netx.ProxyError{Proxy: proxy.Host, Err: fmt.Errorf("scheme %q is not http, https or socks5", proxy.Scheme)}
 	}
 	if err != nil {
 		return nil, err
@@ -130,7 +115,7 @@ func (g *Guard) dialProxy(ctx context.Context, proxy *url.URL) (net.Conn, error)
 		err = errNoAddress
 	}
 	if err != nil {
-		return nil, &ProxyError{Proxy: proxy.Host, Err: err}
+		return nil, &netx.ProxyError{Proxy: proxy.Host, Err: err}
 	}
 	d := &net.Dialer{Timeout: dialTimeout}
 	var errs []error
@@ -141,7 +126,7 @@ func (g *Guard) dialProxy(ctx context.Context, proxy *url.URL) (net.Conn, error)
 		}
 		errs = append(errs, err)
 	}
-	return nil, &ProxyError{Proxy: proxy.Host, Err: errors.Join(errs...)}
+	return nil, &netx.ProxyError{Proxy: proxy.Host, Err: errors.Join(errs...)}
 }
 
 // connect opens an HTTP CONNECT tunnel to target through proxy.
@@ -154,7 +139,7 @@ func (g *Guard) connect(ctx context.Context, proxy *url.URL, target netip.AddrPo
 		tconn := tls.Client(conn, &tls.Config{ServerName: proxy.Hostname()})
 		if err := handshake(ctx, tconn); err != nil {
 			conn.Close()
-			return nil, &ProxyError{Proxy: proxy.Host, Err: err}
+			return nil, &netx.ProxyError{Proxy: proxy.Host, Err: err}
 		}
 		conn = tconn
 	}
@@ -181,17 +166,17 @@ func (g *Guard) connect(ctx context.Context, proxy *url.URL, target netip.AddrPo
 		return nil, err
 	}
 	if err := req.Write(conn); err != nil {
-		return fail(&ProxyError{Proxy: proxy.Host, Err: err})
+		return fail(&netx.ProxyError{Proxy: proxy.Host, Err: err})
 	}
 	br := bufio.NewReader(conn)
 	resp, err := http.ReadResponse(br, req)
 	if err != nil {
-		return fail(&ProxyError{Proxy: proxy.Host, Err: err})
+		return fail(&netx.ProxyError{Proxy: proxy.Host, Err: err})
 	}
 	resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusProxyAuthRequired:
-		return fail(&ProxyError{Proxy: proxy.Host, Err: errors.New("proxy authentication refused")})
+		return fail(&netx.ProxyError{Proxy: proxy.Host, Err: errors.New("proxy authentication refused")})
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		return fail(&TunnelError{Status: resp.StatusCode})
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/sitediag/sitediag/internal/guardtest"
 	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/internal/proxytest"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 func TestHTTPClientThroughProxy(t *testing.T) {
@@ -81,8 +82,8 @@ func TestProxyNeverSeesRefusedTargets(t *testing.T) {
 		dial := g.Dialer(proxy.URL)
 		for _, addr := range []string{"private.test:80", "10.0.0.1:80", "169.254.169.254:80", "[::1]:80"} {
 			_, err := dial(context.Background(), "tcp", addr)
-			if !errors.Is(err, guard.ErrNotAllowed) {
-				t.Errorf("%s via %s: got %v, want ErrNotAllowed", addr, proxy.URL.Scheme, err)
+			if !errors.Is(err, netx.ErrNotAllowed) {
+				t.Errorf("%s via %s: got %v, want netx.ErrNotAllowed", addr, proxy.URL.Scheme, err)
 			}
 		}
 		if got := proxy.Targets(); len(got) != 0 {
@@ -137,7 +138,7 @@ func TestProxyErrors(t *testing.T) {
 }
 
 func isProxyError(err error) bool {
-	var pe *guard.ProxyError
+	var pe *netx.ProxyError
 	return errors.As(err, &pe)
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/sitediag/sitediag/internal/netnstest"
 	"github.com/sitediag/sitediag/internal/proxygate"
 	"github.com/sitediag/sitediag/internal/testenv"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // fixture is what the gated tests' browsers load: one.test, two.test,
@@ -168,7 +169,7 @@ func must[T any](v T, err error) T {
 // recorder is a Network that notes, for each proxy it hands out, its
 // credentials and the hosts asked of it.
 type recorder struct {
-	browser.Network
+	netx.Network
 	mu      sync.Mutex
 	proxies []*recorded
 }
@@ -179,7 +180,7 @@ type recorded struct {
 	hosts          []string
 }
 
-func (r *recorder) ListenProxy(opts browser.ProxyOptions) (browser.Proxy, error) {
+func (r *recorder) ListenProxy(opts netx.ProxyOptions) (netx.Proxy, error) {
 	rec := &recorded{}
 	block := opts.Block
 	opts.Block = func(host string) bool {
@@ -192,7 +193,7 @@ func (r *recorder) ListenProxy(opts browser.ProxyOptions) (browser.Proxy, error)
 	if err != nil {
 		return nil, err
 	}
-	if ap, ok := p.(browser.AuthProxy); ok {
+	if ap, ok := p.(netx.AuthProxy); ok {
 		rec.user, rec.password = ap.Credentials()
 	}
 	r.mu.Lock()
@@ -221,20 +222,20 @@ func (r *recorder) of(t *testing.T, host string) *recorded {
 // stale is a Network whose proxies give their jobs other credentials
 // than their own.
 type stale struct {
-	browser.Network
+	netx.Network
 	user, password string
 }
 
-func (s stale) ListenProxy(opts browser.ProxyOptions) (browser.Proxy, error) {
+func (s stale) ListenProxy(opts netx.ProxyOptions) (netx.Proxy, error) {
 	p, err := s.Network.ListenProxy(opts)
 	if err != nil {
 		return nil, err
 	}
-	return staleProxy{p.(browser.AuthProxy), s}, nil
+	return staleProxy{p.(netx.AuthProxy), s}, nil
 }
 
 type staleProxy struct {
-	browser.AuthProxy
+	netx.AuthProxy
 	s stale
 }
 
@@ -259,7 +260,7 @@ func viaGate(t *testing.T, gateURL, user, password, target string) int {
 }
 
 // newPool is a pool on the remote browser at devtools.
-func newPool(t *testing.T, network browser.Network, devtools string) *browser.Pool {
+func newPool(t *testing.T, network netx.Network, devtools string) *browser.Pool {
 	t.Helper()
 	p, err := browser.New(browser.Config{Network: network, RemoteURL: devtools})
 	if err != nil {
@@ -422,7 +423,7 @@ func TestRemoteHost(t *testing.T) {
 		}
 		for _, target := range []string{fmt.Sprintf("http://evil.test:%d/", f.forbiddenPort), fmt.Sprintf("http://127.0.0.2:%d/", f.forbiddenPort)} {
 			_, err := j.Load(ctx, target, browser.LoadOptions{})
-			if !errors.Is(err, browser.ErrNotAllowed) {
+			if !errors.Is(err, netx.ErrNotAllowed) {
 				t.Errorf("loading %s: %v, want ErrNotAllowed", target, err)
 			}
 		}
@@ -449,7 +450,7 @@ func TestRemoteHost(t *testing.T) {
 	// Without the allow list, the fixture on loopback is refused.
 	strict := guard.New(f.resolver, guard.NewPolicy(nil))
 	do(t, newPool(t, guardnet.Gated(strict, gate), devtools), browser.JobOptions{}, func(ctx context.Context, j *browser.Job) error {
-		if _, err := j.Load(ctx, f.url("two.test", "/page/two.test"), browser.LoadOptions{}); !errors.Is(err, browser.ErrNotAllowed) {
+		if _, err := j.Load(ctx, f.url("two.test", "/page/two.test"), browser.LoadOptions{}); !errors.Is(err, netx.ErrNotAllowed) {
 			t.Errorf("loading the loopback fixture without the allow list: %v, want ErrNotAllowed", err)
 		}
 		return nil

@@ -1,41 +1,41 @@
 // Package guardnet hands the SSRF guard's filtering proxies to the
-// packages that take a browser.Network: the browser pool and the
+// packages that take a netx.Network: the browser pool and the
 // Lighthouse runner.
 package guardnet
 
 import (
-	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/proxygate"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
-// Network is g as a browser.Network for a browser on this host: each
+// Network is g as a netx.Network for a browser on this host: each
 // proxy listens on a loopback port of its own and demands no
 // credentials.
-func Network(g *guard.Guard) browser.Network { return network{g} }
+func Network(g *guard.Guard) netx.Network { return network{g} }
 
 type network struct{ g *guard.Guard }
 
-func (n network) ListenProxy(opts browser.ProxyOptions) (browser.Proxy, error) {
-	p, err := n.g.ListenProxy(guard.ProxyOptions(opts))
+func (n network) ListenProxy(opts netx.ProxyOptions) (netx.Proxy, error) {
+	p, err := n.g.ListenProxy(opts)
 	if err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-// Gated is g as a browser.Network for browsers on other hosts: every
+// Gated is g as a netx.Network for browsers on other hosts: every
 // proxy is served by gate, at the gate's URL, to the holder of
-// credentials of its own (a browser.AuthProxy), until it is closed.
-func Gated(g *guard.Guard, gate *proxygate.Gate) browser.Network { return gated{g, gate} }
+// credentials of its own (a netx.AuthProxy), until it is closed.
+func Gated(g *guard.Guard, gate *proxygate.Gate) netx.Network { return gated{g, gate} }
 
 type gated struct {
 	g    *guard.Guard
 	gate *proxygate.Gate
 }
 
-func (n gated) ListenProxy(opts browser.ProxyOptions) (browser.Proxy, error) {
-	p, err := n.g.NewProxy(guard.ProxyOptions(opts))
+func (n gated) ListenProxy(opts netx.ProxyOptions) (netx.Proxy, error) {
+	p, err := n.g.NewProxy(opts)
 	if err != nil {
 		return nil, err
 	}

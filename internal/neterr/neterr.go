@@ -13,6 +13,7 @@ import (
 
 	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // Why says in a few words why a request got no response, for people to
@@ -22,7 +23,7 @@ func Why(err error) string {
 	var netErr net.Error
 	var recordErr tls.RecordHeaderError
 	var alert tls.AlertError
-	var proxyErr *guard.ProxyError
+	var proxyErr *netx.ProxyError
 	var tunnelErr *guard.TunnelError
 	switch {
 	case errors.As(err, &proxyErr):
@@ -44,7 +45,7 @@ func Why(err error) string {
 		return "timed out"
 	case errors.As(err, &recordErr), errors.As(err, &alert):
 		return "TLS handshake failed"
-	case errors.Is(err, guard.ErrBodyTooLarge):
+	case errors.Is(err, netx.ErrBodyTooLarge):
 		return "response too large"
 	}
 	return "connection failed"

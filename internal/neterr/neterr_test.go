@@ -12,6 +12,7 @@ import (
 	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/neterr"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 func TestWhy(t *testing.T) {
@@ -32,8 +33,8 @@ func TestWhy(t *testing.T) {
 		{dialErr(syscall.EACCES), "not permitted"},
 		{fmt.Errorf("ping: %w", dialErr(syscall.EPERM)), "not permitted"},
 		{context.DeadlineExceeded, "timed out"},
-		{&guard.ProxyError{Proxy: "proxy:3128", Err: errors.New("refused")}, "proxy unreachable"},
-		{guard.ErrBodyTooLarge, "response too large"},
+		{&netx.ProxyError{Proxy: "proxy:3128", Err: errors.New("refused")}, "proxy unreachable"},
+		{netx.ErrBodyTooLarge, "response too large"},
 		{errors.New("something else"), "connection failed"},
 	} {
 		if got := neterr.Why(tc.err); got != tc.want {

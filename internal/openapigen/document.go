@@ -35,8 +35,12 @@ type API struct {
 	// Operations are the POST operations, in the API's order.
 	Operations []Operation
 	// CommonCodes are the error codes every operation can answer;
-	// KeyedCodes those of every keyed GET route.
-	CommonCodes, KeyedCodes []sitediag.Code
+	// KeyedCodes those of every keyed GET route; ArtifactCodes those of
+	// GET /artifacts/{name}.
+	CommonCodes, KeyedCodes, ArtifactCodes []sitediag.Code
+	// Status is the HTTP status of an error code (the transport's, not
+	// the library's).
+	Status func(sitediag.Code) int
 	// Success and Error are the envelopes' types: the members of
 	// Success of an interface type (meta, data…) are each operation's.
 	Success, Error reflect.Type
@@ -122,7 +126,7 @@ func build(api API) (doc *document, err error) {
 	for _, op := range api.Operations {
 		envelope := successEnvelope(s, op)
 		for i, path := range op.Paths {
-			d := describe(s, op, api.CommonCodes, envelope)
+			d := describe(s, op, api, envelope)
 			d.OperationID = operationID(path)
 			if i > 0 {
 				d.Summary += " (another spelling of " + op.Paths[0] + ")"
@@ -202,8 +206,8 @@ func successEnvelope(s *Schemas, op Operation) *Schema {
 
 // describe is the description of one operation at one of its paths,
 // envelope the reference to its success envelope.
-func describe(s *Schemas, op Operation, common []sitediag.Code, envelope *Schema) *docOperation {
-	responses := errorResponses(slices.Concat(common, op.Codes))
+func describe(s *Schemas, op Operation, api API, envelope *Schema) *docOperation {
+	responses := errorResponses(api.Status, slices.Concat(api.CommonCodes, op.Codes))
 	responses["200"] = jsonResponse("The diagnosis.", envelope)
 	return &docOperation{
 		Summary:   op.Summary,
@@ -253,7 +257,7 @@ func serviceRoutes(s *Schemas, api API) map[string]*docOperation {
 		OperationID: "getArtifact", Summary: "An artifact (screenshot, PDF, report) by the name an operation returned.",
 		Tags: []string{"service"}, Security: []map[string][]string{},
 		Parameters: []docParameter{{Name: "name", In: "path", Required: true, Schema: &Schema{Type: "string"}}},
-		Responses:  errorResponses([]sitediag.Code{sitediag.CodeNotFound, sitediag.CodeInternal}),
+		Responses:  errorResponses(api.Status, api.ArtifactCodes),
 	}
 	artifact.Responses["200"] = &docResponse{Description: "The artifact.", Headers: requestIDHeader(),
 		Content: map[string]docMedia{"*/*": {Schema: &Schema{}}}}
@@ -276,7 +280,7 @@ func serviceRoutes(s *Schemas, api API) map[string]*docOperation {
 			Content: map[string]docMedia{"text/plain": {Schema: &Schema{Type: "string"}}}}},
 	}
 	keyed := func(id, summary, description string, body reflect.Type) *docOperation {
-		op := &docOperation{OperationID: id, Summary: summary, Tags: []string{"service"}, Responses: errorResponses(api.KeyedCodes)}
+		op := &docOperation{OperationID: id, Summary: summary, Tags: []string{"service"}, Responses: errorResponses(api.Status, api.KeyedCodes)}
 		op.Responses["200"] = jsonResponse(description, s.Of(body))
 		return op
 	}
@@ -291,11 +295,11 @@ func serviceRoutes(s *Schemas, api API) map[string]*docOperation {
 
 // errorResponses are the error responses of codes, by status: the error
 // envelope, its apiCode the status and its message one of the codes.
-func errorResponses(codes []sitediag.Code) map[string]*docResponse {
+func errorResponses(status func(sitediag.Code) int, codes []sitediag.Code) map[string]*docResponse {
 	byStatus := map[int][]any{}
 	for _, c := range codes {
-		if !slices.Contains(byStatus[c.Status()], any(string(c))) {
-			byStatus[c.Status()] = append(byStatus[c.Status()], string(c))
+		if !slices.Contains(byStatus[status(c)], any(string(c))) {
+			byStatus[status(c)] = append(byStatus[status(c)], string(c))
 		}
 	}
 	out := map[string]*docResponse{}

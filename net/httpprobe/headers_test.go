@@ -11,6 +11,7 @@ import (
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardtest"
 	"github.com/sitediag/sitediag/net/httpprobe"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 func TestHeaders(t *testing.T) {
@@ -26,7 +27,7 @@ func TestHeaders(t *testing.T) {
 	})
 	srv := httptest.NewTLSServer(mux)
 	defer srv.Close()
-	newClient := func(wrap func(net.Conn) net.Conn) httpprobe.Doer {
+	newClient := func(wrap func(net.Conn) net.Conn) netx.Doer {
 		return g.NewHTTPClient(guard.HTTPOptions{WrapConn: wrap})
 	}
 

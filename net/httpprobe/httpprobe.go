@@ -2,19 +2,18 @@
 // and the chain of redirects it serves.
 //
 // The package only speaks HTTP; the caller hands it an HTTP client whose
-// connections are already guarded (see internal/guard), and it walks
+// connections are already guarded (see net/netx), and it walks
 // redirects itself, hop by hop, so every hop is seen and bounded.
 package httpprobe
 
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 
-	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // MaxRedirects is how many redirects a walk follows; one more is
@@ -27,15 +26,6 @@ const userAgent = "Mozilla/5.0 (compatible; sitediag/1.0; +https://github.com/si
 // ErrTooManyRedirects means a walk met a loop or more than MaxRedirects
 // redirects.
 var ErrTooManyRedirects = errors.New("httpprobe: too many redirects")
-
-// ErrNotAllowed is what a request refused by sitediag's SSRF policy
-// wraps: errors.Is(err, ErrNotAllowed) holds for the errors of a client
-// or dialer built by sitediag that refused an address.
-var ErrNotAllowed = guard.ErrNotAllowed
-
-// DialFunc connects to address ("host:port") over network, the shape of
-// net.Dialer.DialContext. sitediag passes its guarded dialer.
-type DialFunc = func(ctx context.Context, network, address string) (net.Conn, error)
 
 // Header is one response header line, with its name in lower case.
 type Header struct {
@@ -50,11 +40,6 @@ type Hop struct {
 	Headers []Header `json:"headers"`
 
 	reason string
-}
-
-// Doer sends one HTTP request without following redirects.
-type Doer interface {
-	Do(req *http.Request) (*http.Response, error)
 }
 
 // step sends one request to u and returns its hop and, for a redirect
@@ -90,7 +75,7 @@ func walk(ctx context.Context, start *url.URL, follow bool, do step) ([]Hop, err
 // method, closed as soon as its head is in. The body is never read, so a
 // server that stalls it cannot hold the walk; closing an unread body
 // closes the connection.
-func fetchStep(client Doer, method string, headersOf func(*http.Response) []Header) step {
+func fetchStep(client netx.Doer, method string, headersOf func(*http.Response) []Header) step {
 	return func(ctx context.Context, u *url.URL) (Hop, *url.URL, error) {
 		resp, err := send(ctx, client, method, u, nil)
 		if err != nil {
@@ -104,7 +89,7 @@ func fetchStep(client Doer, method string, headersOf func(*http.Response) []Head
 
 // send sends one request with the probes' User-Agent and any extra
 // headers.
-func send(ctx context.Context, client Doer, method string, u *url.URL, header http.Header) (*http.Response, error) {
+func send(ctx context.Context, client netx.Doer, method string, u *url.URL, header http.Header) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), nil)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // Page is a fetched document.
@@ -25,7 +27,7 @@ type Page struct {
 // up to maxBytes of the final response's body, whatever its status. A
 // loop or more than MaxRedirects redirects is ErrTooManyRedirects; a
 // request that got no response is a *FetchError.
-func FetchPage(ctx context.Context, client Doer, target *url.URL, follow bool, maxBytes int64) (*Page, error) {
+func FetchPage(ctx context.Context, client netx.Doer, target *url.URL, follow bool, maxBytes int64) (*Page, error) {
 	page := &Page{}
 	fetch := func(ctx context.Context, u *url.URL) (Hop, *url.URL, error) {
 		resp, err := send(ctx, client, http.MethodGet, u, nil)
@@ -58,7 +60,7 @@ func FetchPage(ctx context.Context, client Doer, target *url.URL, follow bool, m
 // Status sends method (HEAD or GET) to target and, when follow is set,
 // follows its redirects; it returns the last response. Errors are
 // FetchPage's.
-func Status(ctx context.Context, client Doer, method string, target *url.URL, follow bool) (Hop, error) {
+func Status(ctx context.Context, client netx.Doer, method string, target *url.URL, follow bool) (Hop, error) {
 	hops, err := walk(ctx, target, follow, fetchStep(client, method, noHeaders))
 	if err != nil {
 		return Hop{}, err

@@ -19,8 +19,8 @@ import (
 	"github.com/quic-go/quic-go/http3"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/tracing"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // DefaultProbeTimeout bounds each protocol probe when
@@ -79,7 +79,7 @@ type ProtocolOptions struct {
 // A probe the site does not answer is a false finding. The error is a
 // *FetchError when no TCP probe could connect at all, or the guard's
 // refusal.
-func Protocols(ctx context.Context, dial DialFunc, udp UDP, target *url.URL, opts ProtocolOptions) (*ProtocolSupport, error) {
+func Protocols(ctx context.Context, dial netx.DialFunc, udp UDP, target *url.URL, opts ProtocolOptions) (*ProtocolSupport, error) {
 	timeout := opts.Timeout
 	if timeout <= 0 {
 		timeout = DefaultProbeTimeout
@@ -118,8 +118,8 @@ func Protocols(ctx context.Context, dial DialFunc, udp UDP, target *url.URL, opt
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if errors.Is(errs[0], ErrNotAllowed) {
-			return nil, ErrNotAllowed
+		if errors.Is(errs[0], netx.ErrNotAllowed) {
+			return nil, netx.ErrNotAllowed
 		}
 		return nil, &FetchError{URL: target.String(), Err: errs[0]}
 	}
@@ -156,7 +156,7 @@ func hostPort(target *url.URL) string {
 // dialApp connects to target, with TLS offering alpn for https. The
 // connection closes when ctx ends. An error here means the site could
 // not be reached at all.
-func dialApp(ctx context.Context, dial DialFunc, target *url.URL, alpn ...string) (net.Conn, error) {
+func dialApp(ctx context.Context, dial netx.DialFunc, target *url.URL, alpn ...string) (net.Conn, error) {
 	conn, err := dial(ctx, "tcp", hostPort(target))
 	if err != nil {
 		return nil, err
@@ -167,7 +167,7 @@ func dialApp(ctx context.Context, dial DialFunc, target *url.URL, alpn ...string
 	if target.Scheme != "https" {
 		return conn, nil
 	}
-	tconn := tls.Client(conn, guard.TLSConfig(target.Hostname(), alpn...))
+	tconn := tls.Client(conn, netx.TLSConfig(target.Hostname(), alpn...))
 	if err := tracing.Handshake(ctx, tconn); err != nil {
 		conn.Close()
 		return nil, err
@@ -176,7 +176,7 @@ func dialApp(ctx context.Context, dial DialFunc, target *url.URL, alpn ...string
 }
 
 // probeHTTP1 sends one GET as HTTP/1.<minor> on its own connection.
-func probeHTTP1(ctx context.Context, dial DialFunc, target *url.URL, minor int) (bool, []string, error) {
+func probeHTTP1(ctx context.Context, dial netx.DialFunc, target *url.URL, minor int) (bool, []string, error) {
 	conn, err := dialApp(ctx, dial, target, "http/1.1")
 	if err != nil {
 		return false, nil, err
@@ -207,7 +207,7 @@ var errNoH2 = errors.New("httpprobe: h2 not negotiated")
 // knowledge (http), and sends one GET. The connection is made by dialApp
 // on dial, so it is guarded as every other probe's; net/http speaks
 // HTTP/2 over it.
-func probeHTTP2(ctx context.Context, dial DialFunc, target *url.URL) (bool, []string, error) {
+func probeHTTP2(ctx context.Context, dial netx.DialFunc, target *url.URL) (bool, []string, error) {
 	var dialErr error
 	connect := func(ctx context.Context, _, _ string) (net.Conn, error) {
 		conn, err := dialApp(ctx, dial, target, "h2", "http/1.1")
@@ -294,7 +294,7 @@ func http3Get(ctx context.Context, udp UDP, target *url.URL, addr netip.AddrPort
 		return err
 	}
 	defer pc.Close()
-	conn, err := quic.Dial(ctx, pc, net.UDPAddrFromAddrPort(addr), guard.TLSConfig(target.Hostname(), http3.NextProtoH3),
+	conn, err := quic.Dial(ctx, pc, net.UDPAddrFromAddrPort(addr), netx.TLSConfig(target.Hostname(), http3.NextProtoH3),
 		&quic.Config{HandshakeIdleTimeout: min(timeout, quicHandshakeIdle), MaxIdleTimeout: timeout})
 	if err != nil {
 		return err

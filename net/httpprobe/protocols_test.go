@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardtest"
 	"github.com/sitediag/sitediag/internal/h3test"
 	"github.com/sitediag/sitediag/internal/proxytest"
 	"github.com/sitediag/sitediag/net/httpprobe"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 var hello = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("hello")) })
@@ -114,7 +114,7 @@ func TestProtocolsErrors(t *testing.T) {
 		t.Errorf("refused port: got %v, want a *FetchError", err)
 	}
 	_, err = httpprobe.Protocols(ctx, g.DialContext, g, &url.URL{Scheme: "https", Host: "private.test", Path: "/"}, httpprobe.ProtocolOptions{})
-	if !errors.Is(err, guard.ErrNotAllowed) {
-		t.Errorf("refused host: got %v, want ErrNotAllowed", err)
+	if !errors.Is(err, netx.ErrNotAllowed) {
+		t.Errorf("refused host: got %v, want netx.ErrNotAllowed", err)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // maxHeadBytes caps what a recorder keeps of one response head.
@@ -22,14 +24,14 @@ const maxHeadBytes = 64 << 10
 // makes through wrap; it is called once. A loop or more than
 // MaxRedirects redirects gives ErrTooManyRedirects; a hop that gets no
 // response gives a *FetchError.
-func RedirectChain(ctx context.Context, newClient func(wrap func(net.Conn) net.Conn) Doer, target *url.URL) ([]Hop, error) {
+func RedirectChain(ctx context.Context, newClient netx.ClientFunc, target *url.URL) ([]Hop, error) {
 	return Headers(ctx, newClient, target, true)
 }
 
 // Headers is RedirectChain with the choice of following: without follow
 // it returns the first response alone. The last hop is the response whose
 // headers were asked for.
-func Headers(ctx context.Context, newClient func(wrap func(net.Conn) net.Conn) Doer, target *url.URL, follow bool) ([]Hop, error) {
+func Headers(ctx context.Context, newClient netx.ClientFunc, target *url.URL, follow bool) ([]Hop, error) {
 	heads := &headRecorder{}
 	client := newClient(heads.wrap)
 	return walk(ctx, target, follow, fetchStep(client, http.MethodGet, heads.headersOf))

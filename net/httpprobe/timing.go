@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // Phases are the parts of one request, in order. DNS, Connect, TLS, Send
@@ -82,12 +82,12 @@ type MeasureOptions struct {
 //
 // A loop or more than MaxRedirects redirects is ErrTooManyRedirects; a
 // request that got no response is a *FetchError.
-func Measure(ctx context.Context, newClient func() Doer, target *url.URL, opts MeasureOptions) (*Measurement, error) {
+func Measure(ctx context.Context, newClient netx.ClientFunc, target *url.URL, opts MeasureOptions) (*Measurement, error) {
 	var timings []milestones
 	var last *http.Response
 	var bytesRead int64
 	measure := func(ctx context.Context, u *url.URL) (Hop, *url.URL, error) {
-		client := newClient()
+		client := newClient(nil)
 		if c, ok := client.(interface{ CloseIdleConnections() }); ok {
 			defer c.CloseIdleConnections()
 		}
@@ -103,7 +103,7 @@ func Measure(ctx context.Context, newClient func() Doer, target *url.URL, opts M
 		n := int64(0)
 		if final && !opts.SkipBody { // a redirect's body is not read
 			n, err = io.Copy(io.Discard, resp.Body)
-			if err != nil && !errors.Is(err, guard.ErrBodyTooLarge) {
+			if err != nil && !errors.Is(err, netx.ErrBodyTooLarge) {
 				return Hop{}, nil, err
 			}
 		}

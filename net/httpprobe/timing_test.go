@@ -3,6 +3,7 @@ package httpprobe_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardtest"
 	"github.com/sitediag/sitediag/net/httpprobe"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 func TestMeasure(t *testing.T) {
@@ -33,7 +35,9 @@ func TestMeasure(t *testing.T) {
 	srv.EnableHTTP2 = true
 	srv.StartTLS()
 	defer srv.Close()
-	newClient := func() httpprobe.Doer { return g.NewHTTPClient(guard.HTTPOptions{}) }
+	newClient := func(wrap func(net.Conn) net.Conn) netx.Doer {
+		return g.NewHTTPClient(guard.HTTPOptions{WrapConn: wrap})
+	}
 
 	for _, tc := range []struct {
 		name      string
@@ -91,7 +95,9 @@ func TestMeasure(t *testing.T) {
 
 func TestMeasureErrors(t *testing.T) {
 	g := guardtest.New(t)
-	newClient := func() httpprobe.Doer { return g.NewHTTPClient(guard.HTTPOptions{}) }
+	newClient := func(wrap func(net.Conn) net.Conn) netx.Doer {
+		return g.NewHTTPClient(guard.HTTPOptions{WrapConn: wrap})
+	}
 	loop := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, r.URL.Path, http.StatusFound)
 	}))
@@ -108,7 +114,7 @@ func TestMeasureErrors(t *testing.T) {
 			var re *guard.ResolveError
 			return errors.As(err, &re)
 		}},
-		{"not allowed", "http://private.test/", func(err error) bool { return errors.Is(err, guard.ErrNotAllowed) }},
+		{"not allowed", "http://private.test/", func(err error) bool { return errors.Is(err, netx.ErrNotAllowed) }},
 		{"loop", siteURL(t, loop, "/").String(), func(err error) bool { return errors.Is(err, httpprobe.ErrTooManyRedirects) }},
 	} {
 		u, _ := url.Parse(tc.target)

@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/neterr"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // UpResult says whether a site answered, and how.
@@ -26,7 +26,7 @@ type UpResult struct {
 // MaxRedirects redirects. A site that does not answer is a result
 // (Reachable false), not an error; the error is ErrTooManyRedirects, a
 // refusal of the guard, or ctx's.
-func Up(ctx context.Context, client Doer, target *url.URL, follow bool) (*UpResult, error) {
+func Up(ctx context.Context, client netx.Doer, target *url.URL, follow bool) (*UpResult, error) {
 	hops, err := walk(ctx, target, follow, fetchStep(client, http.MethodGet, noHeaders))
 	var fetchErr *FetchError
 	switch {
@@ -49,6 +49,6 @@ func noHeaders(*http.Response) []Header { return nil }
 // a guard refusal (on the first hop or a later one), or a country proxy
 // that could not be used.
 func blocking(err error) bool {
-	var proxyErr *guard.ProxyError
-	return errors.Is(err, context.Canceled) || errors.Is(err, guard.ErrNotAllowed) || errors.As(err, &proxyErr)
+	var proxyErr *netx.ProxyError
+	return errors.Is(err, context.Canceled) || errors.Is(err, netx.ErrNotAllowed) || errors.As(err, &proxyErr)
 }

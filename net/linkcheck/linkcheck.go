@@ -27,6 +27,7 @@ import (
 	"github.com/sitediag/sitediag/internal/neterr"
 	"github.com/sitediag/sitediag/internal/target"
 	"github.com/sitediag/sitediag/net/httpprobe"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // Defaults of Options.
@@ -116,8 +117,8 @@ type Report struct {
 // status does not matter (an error page's links are checked too); a page
 // that is not HTML has no links. The error is the page's
 // (httpprobe.ErrTooManyRedirects, or a *httpprobe.FetchError, which
-// wraps httpprobe.ErrNotAllowed for a refused page), or ErrUnfinished.
-func CheckPage(ctx context.Context, client httpprobe.Doer, page *url.URL, opts Options) (*Report, error) {
+// wraps netx.ErrNotAllowed for a refused page), or ErrUnfinished.
+func CheckPage(ctx context.Context, client netx.Doer, page *url.URL, opts Options) (*Report, error) {
 	maxBytes := opts.MaxPageBytes
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxPageBytes
@@ -175,7 +176,7 @@ type Link struct {
 // returns one Result per link in the same order. Per-link failures are
 // results; the error is ErrUnfinished when ctx ended before every link
 // was checked.
-func Check(ctx context.Context, client httpprobe.Doer, links []Link, opts Options) ([]Result, error) {
+func Check(ctx context.Context, client netx.Doer, links []Link, opts Options) ([]Result, error) {
 	concurrency, perHost, timeout := opts.Concurrency, opts.PerHost, opts.LinkTimeout
 	if concurrency <= 0 {
 		concurrency = DefaultConcurrency
@@ -211,7 +212,7 @@ func Check(ctx context.Context, client httpprobe.Doer, links []Link, opts Option
 
 // checkLink sends HEAD, then GET when HEAD is refused (405, 501) or gets
 // no response.
-func checkLink(ctx context.Context, client httpprobe.Doer, link Link, follow bool) Result {
+func checkLink(ctx context.Context, client netx.Doer, link Link, follow bool) Result {
 	res := Result{Link: link.URL.String(), Kind: link.Kind}
 	t, err := target.ParseURL(res.Link)
 	if err != nil {
@@ -220,7 +221,7 @@ func checkLink(ctx context.Context, client httpprobe.Doer, link Link, follow boo
 		return res
 	}
 	hop, err := httpprobe.Status(ctx, client, http.MethodHead, t.URL, follow)
-	if (err != nil && !errors.Is(err, httpprobe.ErrNotAllowed) && ctx.Err() == nil) ||
+	if (err != nil && !errors.Is(err, netx.ErrNotAllowed) && ctx.Err() == nil) ||
 		hop.Status == http.StatusMethodNotAllowed || hop.Status == http.StatusNotImplemented {
 		hop, err = httpprobe.Status(ctx, client, http.MethodGet, t.URL, follow)
 	}
@@ -230,7 +231,7 @@ func checkLink(ctx context.Context, client httpprobe.Doer, link Link, follow boo
 	}
 	var netErr net.Error
 	switch {
-	case errors.Is(err, httpprobe.ErrNotAllowed):
+	case errors.Is(err, netx.ErrNotAllowed):
 		res.Error = ErrorNotAllowed
 	case errors.Is(err, httpprobe.ErrTooManyRedirects):
 		res.Error = "too many redirects"

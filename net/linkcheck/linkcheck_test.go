@@ -20,6 +20,7 @@ import (
 	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/net/httpprobe"
 	"github.com/sitediag/sitediag/net/linkcheck"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // fixture is a site whose page links to good, redirecting, 404, 403,
@@ -203,7 +204,7 @@ func TestCheckPageErrors(t *testing.T) {
 		page  string
 		check func(error) bool
 	}{
-		{"http://private.test/", func(err error) bool { return errors.Is(err, guard.ErrNotAllowed) }},
+		{"http://private.test/", func(err error) bool { return errors.Is(err, netx.ErrNotAllowed) }},
 		{"http://site.test:" + f.deadPort + "/", func(err error) bool { return errors.As(err, &fetchErr) }},
 	} {
 		u, _ := url.Parse(tc.page)

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	probing "github.com/prometheus-community/pro-bing"
+	"github.com/sitediag/sitediag/net/netx"
 	"golang.org/x/net/icmp"
 )
 
@@ -91,10 +92,6 @@ func ICMPAccess(ipv6 bool) Access {
 	return AccessNone
 }
 
-// DialFunc connects to one of addrs on port; sitediag passes its guard's
-// DialAddrs.
-type DialFunc func(ctx context.Context, network string, addrs []netip.Addr, port uint16) (net.Conn, error)
-
 // Options tune a ping. The zero value is the default.
 type Options struct {
 	// Count is the number of requests. If zero, DefaultCount.
@@ -105,7 +102,7 @@ type Options struct {
 	// request for ICMP, per attempt for TCP). If zero, DefaultWait.
 	Wait time.Duration
 	// Dial connects for the TCP fallback. If nil, there is no fallback.
-	Dial DialFunc
+	Dial netx.DialFunc
 	// TCPOnly skips ICMP and pings with TCP connects.
 	TCPOnly bool
 }
@@ -321,11 +318,11 @@ func pingTCP(ctx context.Context, addr netip.Addr, opts Options) (*Result, error
 	return res, nil
 }
 
-func connect(ctx context.Context, dial DialFunc, addr netip.Addr, port uint16, wait time.Duration) (time.Duration, error) {
+func connect(ctx context.Context, dial netx.DialFunc, addr netip.Addr, port uint16, wait time.Duration) (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	start := time.Now()
-	conn, err := dial(ctx, "tcp", []netip.Addr{addr}, port)
+	conn, err := dial(ctx, "tcp", netip.AddrPortFrom(addr, port).String())
 	if err != nil {
 		if ctx.Err() != nil && !errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("%w: %w", err, ctx.Err())

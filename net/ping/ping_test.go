@@ -14,11 +14,12 @@ import (
 	"github.com/sitediag/sitediag/internal/netnstest"
 	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/internal/testenv"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // dialAllowing is the guard's dialer with only the given networks exempt.
-func dialAllowing(prefixes ...netip.Prefix) DialFunc {
-	return guard.New(&dns.Resolver{}, guard.NewPolicy(prefixes)).DialAddrs
+func dialAllowing(prefixes ...netip.Prefix) netx.DialFunc {
+	return guard.New(&dns.Resolver{}, guard.NewPolicy(prefixes)).DialLiteral
 }
 
 // childArg is what a parent test asks the child in the client namespace
@@ -100,13 +101,14 @@ func TestPingTCP(t *testing.T) {
 	closed := porttest.Closed(t)
 	guarded := dialAllowing(netip.MustParsePrefix("127.0.0.1/32"))
 	var tried []uint16
-	dial := func(ctx context.Context, network string, addrs []netip.Addr, port uint16) (net.Conn, error) {
+	dial := func(ctx context.Context, network, address string) (net.Conn, error) {
+		port := netip.MustParseAddrPort(address).Port()
 		tried = append(tried, port)
 		mapped := closed
 		if port == 80 {
 			mapped = live
 		}
-		return guarded(ctx, network, addrs, mapped)
+		return guarded(ctx, network, netip.AddrPortFrom(netip.MustParseAddrPort(address).Addr(), mapped).String())
 	}
 	res, err := Ping(context.Background(), netip.MustParseAddr("127.0.0.1"), Options{Count: 3, Interval: 10 * time.Millisecond, Dial: dial, TCPOnly: true})
 	if err != nil {
@@ -128,8 +130,8 @@ func TestPingTCP(t *testing.T) {
 func TestPingTCPTotalLoss(t *testing.T) {
 	closed := porttest.Closed(t)
 	guarded := dialAllowing(netip.MustParsePrefix("127.0.0.1/32"))
-	dial := func(ctx context.Context, network string, addrs []netip.Addr, _ uint16) (net.Conn, error) {
-		return guarded(ctx, network, addrs, closed)
+	dial := func(ctx context.Context, network, address string) (net.Conn, error) {
+		return guarded(ctx, network, netip.AddrPortFrom(netip.MustParseAddrPort(address).Addr(), closed).String())
 	}
 	res, err := Ping(context.Background(), netip.MustParseAddr("127.0.0.1"), Options{Count: 2, Interval: time.Millisecond, Dial: dial, TCPOnly: true})
 	if err != nil {
@@ -143,7 +145,7 @@ func TestPingTCPTotalLoss(t *testing.T) {
 func TestPingTCPNothingSent(t *testing.T) {
 	deny := dialAllowing()
 	_, err := Ping(context.Background(), netip.MustParseAddr("127.0.0.1"), Options{Count: 2, Interval: time.Millisecond, Dial: deny, TCPOnly: true})
-	if !errors.Is(err, ErrNotSent) || !errors.Is(err, guard.ErrNotAllowed) {
+	if !errors.Is(err, ErrNotSent) || !errors.Is(err, netx.ErrNotAllowed) {
 		t.Fatalf("err = %v, want ErrNotSent wrapping the refusal", err)
 	}
 }

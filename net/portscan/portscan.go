@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sitediag/sitediag/net/netx"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -29,10 +30,6 @@ const (
 	DefaultConcurrency = 200
 	DefaultTimeout     = 1500 * time.Millisecond
 )
-
-// DialFunc connects to one of addrs on port; sitediag passes
-// guard.DialAddrs, which refuses addresses its policy denies.
-type DialFunc func(ctx context.Context, network string, addrs []netip.Addr, port uint16) (net.Conn, error)
 
 // Options tune a scan. The zero value is the default.
 type Options struct {
@@ -68,7 +65,7 @@ var ErrNoPorts = errors.New("portscan: no ports to scan")
 // open ones. The error is ErrNoPorts, ctx's error when the scan could not
 // finish (wrapped), or a dial failure that is not about the port (the
 // address is refused, no route, no local resources), also wrapped.
-func Scan(ctx context.Context, dial DialFunc, addr netip.Addr, ports []uint16, opts Options) (*Result, error) {
+func Scan(ctx context.Context, dial netx.DialFunc, addr netip.Addr, ports []uint16, opts Options) (*Result, error) {
 	if len(ports) == 0 {
 		return nil, ErrNoPorts
 	}
@@ -124,10 +121,10 @@ func Scan(ctx context.Context, dial DialFunc, addr netip.Addr, ports []uint16, o
 // probe reports whether port accepts a connection. Refused, reset,
 // unreachable and timed out are answers about the port; anything else
 // stops the scan.
-func probe(ctx context.Context, dial DialFunc, addr netip.Addr, port uint16, timeout time.Duration) (bool, error) {
+func probe(ctx context.Context, dial netx.DialFunc, addr netip.Addr, port uint16, timeout time.Duration) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	conn, err := dial(ctx, "tcp", []netip.Addr{addr}, port)
+	conn, err := dial(ctx, "tcp", netip.AddrPortFrom(addr, port).String())
 	if err == nil {
 		conn.Close()
 		return true, nil

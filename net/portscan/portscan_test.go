@@ -15,14 +15,15 @@ import (
 	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/porttest"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 var loopback = netip.MustParseAddr("127.0.0.1")
 
 // allowLoopback is the guard's dialer with only 127.0.0.1 exempt.
-func allowLoopback() DialFunc {
+func allowLoopback() netx.DialFunc {
 	g := guard.New(&dns.Resolver{}, guard.NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}))
-	return g.DialAddrs
+	return g.DialLiteral
 }
 
 func TestScanOpenAndClosed(t *testing.T) {
@@ -48,10 +49,10 @@ func TestScanOpenAndClosed(t *testing.T) {
 
 func TestScanRefusedAddress(t *testing.T) {
 	ln := porttest.Listen(t, porttest.Hangup)
-	deny := guard.New(&dns.Resolver{}, guard.NewPolicy(nil)).DialAddrs
+	deny := guard.New(&dns.Resolver{}, guard.NewPolicy(nil)).DialLiteral
 	_, err := Scan(context.Background(), deny, loopback, []uint16{ln.Port}, Options{})
-	if !errors.Is(err, guard.ErrNotAllowed) {
-		t.Fatalf("err = %v, want guard.ErrNotAllowed", err)
+	if !errors.Is(err, netx.ErrNotAllowed) {
+		t.Fatalf("err = %v, want netx.ErrNotAllowed", err)
 	}
 	if n := ln.Accepted(); n != 0 {
 		t.Fatalf("the refused listener accepted %d connections", n)

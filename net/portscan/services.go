@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/sitediag/sitediag/internal/tracing"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // DefaultServiceTimeout bounds the detection of one port.
@@ -49,7 +50,7 @@ type ServiceInfo struct {
 	Banner string `json:"banner,omitempty"`
 }
 
-func detectAll(ctx context.Context, dial DialFunc, addr netip.Addr, open []uint16, concurrency int, timeout time.Duration, names *Ranking) []Service {
+func detectAll(ctx context.Context, dial netx.DialFunc, addr netip.Addr, open []uint16, concurrency int, timeout time.Duration, names *Ranking) []Service {
 	if timeout <= 0 {
 		timeout = DefaultServiceTimeout
 	}
@@ -71,7 +72,7 @@ func detectAll(ctx context.Context, dial DialFunc, addr netip.Addr, open []uint1
 // detect reads a banner; when the server says nothing it tries a TLS
 // handshake, then an HTTP HEAD (over TLS when the handshake worked).
 // name is the port's conventional name, kept when the wire tells nothing.
-func detect(ctx context.Context, dial DialFunc, addr netip.Addr, port uint16, name string) ServiceInfo {
+func detect(ctx context.Context, dial netx.DialFunc, addr netip.Addr, port uint16, name string) ServiceInfo {
 	info := ServiceInfo{Name: name}
 	if banner := readBanner(ctx, dial, addr, port); banner != "" {
 		info.Banner = banner
@@ -93,8 +94,8 @@ func detect(ctx context.Context, dial DialFunc, addr netip.Addr, port uint16, na
 }
 
 // readBanner returns the first line a server sends on its own.
-func readBanner(ctx context.Context, dial DialFunc, addr netip.Addr, port uint16) string {
-	conn, err := dial(ctx, "tcp", []netip.Addr{addr}, port)
+func readBanner(ctx context.Context, dial netx.DialFunc, addr netip.Addr, port uint16) string {
+	conn, err := dial(ctx, "tcp", netip.AddrPortFrom(addr, port).String())
 	if err != nil {
 		return ""
 	}
@@ -106,8 +107,8 @@ func readBanner(ctx context.Context, dial DialFunc, addr netip.Addr, port uint16
 	return printable(line)
 }
 
-func tlsHandshake(ctx context.Context, dial DialFunc, addr netip.Addr, port uint16) bool {
-	conn, err := dial(ctx, "tcp", []netip.Addr{addr}, port)
+func tlsHandshake(ctx context.Context, dial netx.DialFunc, addr netip.Addr, port uint16) bool {
+	conn, err := dial(ctx, "tcp", netip.AddrPortFrom(addr, port).String())
 	if err != nil {
 		return false
 	}
@@ -118,13 +119,13 @@ func tlsHandshake(ctx context.Context, dial DialFunc, addr netip.Addr, port uint
 
 // headServer sends HEAD / and returns the Server header; ok is false when
 // no HTTP response came back.
-func headServer(ctx context.Context, dial DialFunc, addr netip.Addr, port uint16, overTLS bool) (server string, ok bool) {
+func headServer(ctx context.Context, dial netx.DialFunc, addr netip.Addr, port uint16, overTLS bool) (server string, ok bool) {
 	transport := &http.Transport{
 		Proxy: nil,
 		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
-			return dial(ctx, network, []netip.Addr{addr}, port)
+			return dial(ctx, network, netip.AddrPortFrom(addr, port).String())
 		},
-		TLSClientConfig:   &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // detection, not trust
+		TLSClientConfig:   netx.TLSConfig(addr.String()),
 		DisableKeepAlives: true,
 	}
 	defer transport.CloseIdleConnections()

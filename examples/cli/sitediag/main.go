@@ -48,7 +48,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/netip"
 	"net/url"
 	"os"
 	"os/signal"
@@ -247,45 +246,32 @@ type config struct {
 }
 
 func (c *config) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.dnsServers, "dns-servers", os.Getenv("SITEDIAG_DNS_SERVERS"), "DNS servers, host:port, comma-separated (default $SITEDIAG_DNS_SERVERS, else the system's)")
-	fs.StringVar(&c.allowNetworks, "allow-networks", os.Getenv("SITEDIAG_ALLOW_NETWORKS"), "CIDRs exempt from the SSRF deny table, such as 127.0.0.1/32 (default $SITEDIAG_ALLOW_NETWORKS)")
-	fs.StringVar(&c.chromePath, "chrome-path", os.Getenv("SITEDIAG_CHROME_PATH"), "Chromium binary for the browser commands (default $SITEDIAG_CHROME_PATH, else on PATH)")
-	fs.StringVar(&c.proxies, "proxies", os.Getenv("SITEDIAG_PROXIES"), "country proxies for --proxy-country, us=http://…,de=socks5://… (default $SITEDIAG_PROXIES)")
-	fs.StringVar(&c.lighthouseDir, "lighthouse-dir", os.Getenv("SITEDIAG_LIGHTHOUSE_DIR"), "where Lighthouse is installed (default $SITEDIAG_LIGHTHOUSE_DIR, else the set-up's folder)")
+	fs.StringVar(&c.dnsServers, "dns-servers", "", "DNS servers, host:port, comma-separated (default $SITEDIAG_DNS_SERVERS, else the system's)")
+	fs.StringVar(&c.allowNetworks, "allow-networks", "", "CIDRs exempt from the SSRF deny table, such as 127.0.0.1/32 (default $SITEDIAG_ALLOW_NETWORKS)")
+	fs.StringVar(&c.chromePath, "chrome-path", "", "Chromium binary for the browser commands (default $SITEDIAG_CHROME_PATH, else on PATH)")
+	fs.StringVar(&c.proxies, "proxies", "", "country proxies for --proxy-country, us=http://…,de=socks5://… (default $SITEDIAG_PROXIES)")
+	fs.StringVar(&c.lighthouseDir, "lighthouse-dir", "", "where Lighthouse is installed (default $SITEDIAG_LIGHTHOUSE_DIR, else the set-up's folder)")
 	fs.DurationVar(&c.deadline, "deadline", 0, "bound on each operation, such as 90s (0: the library's 60s)")
 }
 
+// client is the configuration the flags give, the environment's
+// (sitediag.ConfigFromEnv) where a flag is not set.
 func (c *config) client() (sitediag.Config, error) {
-	cfg := sitediag.Config{DNSServers: splitList(c.dnsServers), ChromePath: c.chromePath, LighthouseDir: c.lighthouseDir, Timeout: c.deadline}
-	for _, cidr := range splitList(c.allowNetworks) {
-		p, err := netip.ParsePrefix(cidr)
-		if err != nil {
-			return cfg, fmt.Errorf("--allow-networks: %q is not a CIDR", cidr)
-		}
-		cfg.AllowNetworks = append(cfg.AllowNetworks, p)
+	flags := map[string]string{
+		"SITEDIAG_DNS_SERVERS":    c.dnsServers,
+		"SITEDIAG_ALLOW_NETWORKS": c.allowNetworks,
+		"SITEDIAG_CHROME_PATH":    c.chromePath,
+		"SITEDIAG_PROXIES":        c.proxies,
+		"SITEDIAG_LIGHTHOUSE_DIR": c.lighthouseDir,
 	}
-	for _, item := range splitList(c.proxies) {
-		country, raw, ok := strings.Cut(item, "=")
-		u, err := url.Parse(strings.TrimSpace(raw))
-		if !ok || strings.TrimSpace(country) == "" || err != nil || u.Host == "" {
-			return cfg, fmt.Errorf("--proxies: %q is not country=url", item)
+	cfg, err := sitediag.ConfigFrom(func(name string) string {
+		if v := flags[name]; v != "" {
+			return v
 		}
-		if cfg.Proxies == nil {
-			cfg.Proxies = map[string]*url.URL{}
-		}
-		cfg.Proxies[strings.ToLower(strings.TrimSpace(country))] = u
-	}
-	return cfg, nil
-}
-
-func splitList(v string) []string {
-	var out []string
-	for item := range strings.SplitSeq(v, ",") {
-		if item = strings.TrimSpace(item); item != "" {
-			out = append(out, item)
-		}
-	}
-	return out
+		return os.Getenv(name)
+	})
+	cfg.Timeout = c.deadline
+	return cfg, err
 }
 
 // output holds the flags that say where results go.

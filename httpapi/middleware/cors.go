@@ -1,4 +1,4 @@
-package httpapi
+package middleware
 
 import (
 	"net/http"
@@ -6,9 +6,23 @@ import (
 	"strings"
 )
 
-// cors answers browsers of other origins when Options.CORSOrigins names
-// theirs. It is off unless configured: the API key is a secret that a
-// page of another origin should not be trusted with by default.
+// CORS answers browsers of the origins named (https://app.example, or
+// "*" for any) across origins: it sets the CORS headers of their
+// requests and answers their preflights itself, before any other check.
+// With no origin it does nothing: the API key is a secret that a page of
+// another origin should not be trusted with by default.
+func CORS(origins []string) func(http.Handler) http.Handler {
+	c := cors{origins: normaliseOrigins(origins)}
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !c.handle(w, r) {
+				next.ServeHTTP(w, r)
+			}
+		})
+	}
+}
+
+// cors holds the origins allowed to call the API.
 type cors struct {
 	origins []string // exact origins, or "*" for any
 }

@@ -1,15 +1,11 @@
-package browser
+package netx
 
-import (
-	"net/url"
+import "net/url"
 
-	"github.com/sitediag/sitediag/internal/guard"
-)
-
-// Network is the browser's only way out: filtering HTTP proxies that
-// every request of a page goes through, and that decide what may be
-// reached. sitediag's Client passes its SSRF guard; an embedder may pass
-// any proxy that applies its own policy.
+// Network is a browser's only way out: filtering HTTP proxies that every
+// request of a page goes through, and that decide what may be reached.
+// sitediag's Client passes its SSRF guard; an embedder may pass any
+// proxy that applies its own policy.
 //
 // A proxy listens where the browser reaches it: on this host's loopback
 // for a browser on this host, else on an address the remote browsers
@@ -23,11 +19,15 @@ type Network interface {
 // ProxyOptions shape one proxy. The zero value applies the Network's
 // policy and connects directly.
 type ProxyOptions struct {
-	// Upstream is a proxy that every allowed request is tunnelled
-	// through (a country proxy). Nil means direct connections.
+	// Upstream is a proxy (http, https, socks5 or socks5h URL, with
+	// optional user:password) that every allowed request is tunnelled
+	// through, such as a country proxy: the target is resolved and
+	// checked first and the upstream is asked for the checked address,
+	// never the name. Nil means direct connections.
 	Upstream *url.URL
-	// Block, if set, refuses every host it returns true for (ad and
-	// tracker hosts), counted as blocked. Nil blocks nothing.
+	// Block, if set, refuses every host it returns true for, before the
+	// host is resolved (ad and tracker lists), counted as blocked. Nil
+	// blocks nothing.
 	Block func(host string) bool
 	// RefuseAll refuses every request: the browser-wide proxy, for
 	// traffic that belongs to no job.
@@ -51,23 +51,11 @@ type Proxy interface {
 }
 
 // AuthProxy is a Proxy that demands credentials (Basic) of every
-// request, answering 407 without them. A job whose proxy is one answers
-// the challenges of that proxy, and of no other party, with them,
-// through DevTools (Chromium takes no credentials in a proxy setting):
-// the first request of each document is paused until it is answered,
-// and Chromium then sends the credentials with the rest of the job's
-// requests by itself.
+// request, answering 407 without them. A browser job whose proxy is one
+// answers the challenges of that proxy, and of no other party, with
+// them.
 type AuthProxy interface {
 	Proxy
 	// Credentials returns the username and password the proxy demands.
 	Credentials() (username, password string)
 }
-
-// Refusals a Proxy's Failure reports. They are the values sitediag's
-// guard returns, so errors.Is works on what it wraps.
-var (
-	// ErrNotAllowed means the network policy refused the address.
-	ErrNotAllowed = guard.ErrNotAllowed
-	// ErrBlocked means ProxyOptions.Block refused the host.
-	ErrBlocked = guard.ErrBlocked
-)

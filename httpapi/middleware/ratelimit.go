@@ -1,4 +1,4 @@
-package httpapi
+package middleware
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 // RateLimiter decides whether the key with the given identity may make a
 // request now. The identity is the hex SHA-256 digest of the API key, so
-// the key itself never leaves the handler. Implementations must be safe
+// the key itself never leaves the middleware. Implementations must be safe
 // for concurrent use; a shared one (such as redislimit.Limiter) makes one
 // allowance per key across every replica.
 type RateLimiter interface {
@@ -20,6 +20,10 @@ type RateLimiter interface {
 	// clock of its own may ignore it.
 	Reserve(ctx context.Context, id string, now time.Time) (time.Duration, error)
 }
+
+// DefaultRateLimit is the per-caller rate, in requests per second, when
+// RateLimitOptions.PerSecond is zero.
+const DefaultRateLimit = 10
 
 // localLimiter is the in-process RateLimiter: a token bucket per key.
 type localLimiter struct {
