@@ -30,6 +30,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"sync"
 	"sync/atomic"
@@ -49,6 +50,7 @@ func main() {
 	workers := flag.Int("workers", 8, "concurrent callers")
 	duration := flag.Duration("duration", 5*time.Second, "how long each side runs")
 	cpuprofile := flag.String("cpuprofile", "", "write the API side's CPU profile to this file")
+	memprofile := flag.String("memprofile", "", "write the API side's allocation profile to this file")
 	flag.Parse()
 
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -85,6 +87,9 @@ func main() {
 	body := []byte(`{"url":"` + target + `"}`)
 	caller := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *workers}}
 
+	if *memprofile != "" {
+		runtime.MemProfileRate = 4096
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
@@ -95,6 +100,9 @@ func main() {
 	apiRate := run(*workers, *duration, func() error { return callUp(caller, api.URL, body) })
 	if *cpuprofile != "" {
 		pprof.StopCPUProfile()
+	}
+	if *memprofile != "" {
+		writeHeapProfile(*memprofile)
 	}
 	floorRate := run(*workers, *duration, func() error { return floor(dns.Addr, port) })
 
@@ -193,4 +201,16 @@ func floor(dnsAddr string, port int) error {
 		return fmt.Errorf("floor: %d", resp.StatusCode)
 	}
 	return nil
+}
+
+// writeHeapProfile writes the allocations made so far to path.
+func writeHeapProfile(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		log.Fatal(err)
+	}
 }
