@@ -77,9 +77,13 @@ func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOp
 	if err != nil {
 		return nil, err
 	}
-	ranking, err := c.ports()
-	if err != nil {
-		return nil, NewError(CodePortScanFailed, err, "the port ranking could not be read")
+	// The ranking is read only when it is used: for topPorts, and to
+	// name detected services.
+	var ranking *portscan.Ranking
+	if opts.PortRanges == "" || opts.DetectServices {
+		if ranking, err = c.ports(); err != nil {
+			return nil, NewError(CodePortScanFailed, err, "the port ranking could not be read")
+		}
 	}
 	ports, top, err := portsToScan(opts, ranking)
 	if err != nil {
