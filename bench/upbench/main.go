@@ -124,6 +124,10 @@ func main() {
 		fmt.Printf("round %d: api %6.0f req/s %4.0f µs CPU/req, floor %6.0f req/s %4.0f µs CPU/req, ratio %.2f, CPU ratio %.2f (load %.1f)\n",
 			i+1, apiRate, us(apiCPU), floorRate, us(floorCPU), apiRate/floorRate, cpuRatios[i], benchrow.LoadAverage())
 	}
+	// What the API's own hop costs: a GET /livez through the same
+	// caller, no diagnosis behind it.
+	_, hopCPU := run(*workers, *duration, func() error { return callLivez(caller, api.URL) })
+	fmt.Printf("the API hop alone (GET /livez, same caller): %.0f µs CPU/req\n", us(hopCPU))
 	fmt.Printf("up throughput: %d workers, %d rounds of %v each side, against %s\n", *workers, *rounds, *duration, target)
 	fmt.Printf("%-8s %10.0f req/s (median)\n", "api", median(apiRates))
 	fmt.Printf("%-8s %10.0f req/s (median)\n", "floor", median(floorRates))
@@ -200,6 +204,22 @@ func callUp(c *http.Client, api string, body []byte) error {
 	}
 	if resp.StatusCode != http.StatusOK || !bytes.Contains(out, []byte(`"statusCode":200`)) {
 		return fmt.Errorf("/up: %d %s", resp.StatusCode, out)
+	}
+	return nil
+}
+
+// callLivez gets /livez: the cost of reaching the API at all.
+func callLivez(c *http.Client, api string) error {
+	resp, err := c.Get(api + "/livez")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("/livez: %d", resp.StatusCode)
 	}
 	return nil
 }
