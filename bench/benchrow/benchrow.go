@@ -8,6 +8,7 @@ package benchrow
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -56,14 +57,20 @@ func (r Row) Met() bool {
 	return r.Ratio <= v
 }
 
-// Emit fills in r's load average and prints r as a tagged line.
+// Emit fills in r's load average, rounds its figures to three decimals
+// and prints r as a tagged line.
 func Emit(r Row) {
 	r.Load = LoadAverage()
-	b, err := json.Marshal(r)
-	if err != nil {
+	for _, v := range []*float64{&r.Ours, &r.Peer, &r.Ratio} {
+		*v = math.Round(*v*1000) / 1000
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // the goals' "<=" as written
+	if err := enc.Encode(r); err != nil {
 		panic(err) // a Row always marshals
 	}
-	fmt.Println(Tag + string(b))
+	fmt.Print(Tag + b.String())
 }
 
 // LoadAverage is the one-minute load average, or 0 where /proc has none.

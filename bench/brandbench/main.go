@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/bench/benchrow"
 	"github.com/sitediag/sitediag/brand"
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/dns"
@@ -115,6 +116,8 @@ func main() {
 	}
 	fmt.Printf("\nmedian ms: sitediag cold %.0f, cached %.2f, dembrandt %.0f; cold ratio sitediag/dembrandt %.2f\n",
 		median(cold), median(cached), median(peer), median(cold)/median(peer))
+	benchrow.Emit(benchrow.Row{Operation: "/brand (cold)", Ours: median(cold), Peer: median(peer), Unit: "ms",
+		PeerName: "dembrandt", Ratio: median(cold) / median(peer), Runs: len(cold)})
 }
 
 func lastLines(s string, n int) string {

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/bench/benchrow"
 	"github.com/sitediag/sitediag/browser"
 )
 
@@ -97,6 +98,8 @@ func main() {
 	fmt.Printf("%-22s %10.0f\n", "sitediag /lighthouse", a)
 	fmt.Printf("%-22s %10.0f\n", "lighthouse CLI", b)
 	fmt.Printf("ratio sitediag/CLI: %.2f\n\n", a/b)
+	benchrow.Emit(benchrow.Row{Operation: "/lighthouse", Ours: a, Peer: b, Unit: "ms",
+		PeerName: "lighthouse CLI", Ratio: a / b, Runs: *runs})
 	fmt.Printf("%-16s %9s %9s\n", "category", "sitediag", "CLI")
 	for _, cat := range []struct {
 		id   string

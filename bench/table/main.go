@@ -8,6 +8,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -68,11 +69,14 @@ func main() {
 		fmt.Printf("%-34s %14s %14s %-28s %7.2f %9s %5d %5.1f%s\n", r.Operation,
 			value(r.Ours, r.Unit), value(r.Peer, r.Unit), r.PeerName, r.Ratio, r.Goal, r.Runs, r.Load, mark)
 	}
-	data, err := json.MarshalIndent(results{Machine: m, Rows: rows}, "", "  ")
-	if err != nil {
+	var data bytes.Buffer
+	enc := json.NewEncoder(&data)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(results{Machine: m, Rows: rows}); err != nil {
 		log.Fatal(err)
 	}
-	if err := os.WriteFile(*out, append(data, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(*out, data.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
 }
