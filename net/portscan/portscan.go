@@ -105,8 +105,9 @@ func Scan(ctx context.Context, dial DialFunc, addr netip.Addr, ports []uint16, o
 
 // attempt is one connect to a port and what came of it.
 type attempt struct {
-	port  uint16
-	retry bool
+	port     uint16
+	retry    bool
+	launched time.Time
 	// answered is true when the port accepted or refused; open when it
 	// accepted.
 	answered, open bool
@@ -128,10 +129,11 @@ func connectScan(ctx context.Context, dial DialFunc, addr netip.Addr, ports []ui
 	launch := func(port uint16, retry bool) {
 		inFlight++
 		timeout := w.timeout(retry)
+		launched := time.Now()
 		go func() {
-			began := time.Now()
 			answered, isOpen, err := probe(ctx, dial, addr, port, timeout)
-			done <- attempt{port: port, retry: retry, answered: answered, open: isOpen, took: time.Since(began), err: err}
+			done <- attempt{port: port, retry: retry, launched: launched, answered: answered, open: isOpen,
+				took: time.Since(launched), err: err}
 		}()
 	}
 	for len(queue) > 0 || len(retries) > 0 || inFlight > 0 {
@@ -158,7 +160,7 @@ func connectScan(ctx context.Context, dial DialFunc, addr netip.Addr, ports []ui
 					open = append(open, a.port)
 				}
 			case !a.retry:
-				w.silent()
+				w.silent(a.launched, time.Now())
 				retries = append(retries, a.port)
 			}
 		}

@@ -5,7 +5,7 @@ import "time"
 // Pacing, after nmap's scan engine: the window starts at
 // initialWindow connects (or the cap, if lower), grows by one per answer
 // (doubling every round trip) and halves, down to minWindow, when a
-// connect goes unanswered. Timeouts follow the measured round trip as TCP
+// connect goes unanswered, at most once per round trip. Timeouts follow the measured round trip as TCP
 // does (RFC 6298: smoothed RTT plus four deviations), never below
 // minTimeout, never above the scan's Timeout.
 const (
@@ -24,6 +24,9 @@ type window struct {
 	// srtt and rttvar are the smoothed round trip and its deviation;
 	// srtt is zero until the first answer.
 	srtt, rttvar time.Duration
+	// cut is when the window last halved: connects launched before it
+	// belong to the round trip that already paid for its losses.
+	cut time.Time
 }
 
 // newWindow returns the window of a scan with at most concurrency
@@ -64,8 +67,14 @@ func (w *window) answered(took time.Duration) {
 	w.srtt = (7*w.srtt + took) / 8
 }
 
-// silent records a connect that got no answer in time: a sign of loss
-// or rate limiting, so the window halves.
-func (w *window) silent() {
+// silent records a connect launched at launched that got no answer in
+// time: a sign of loss or rate limiting, so the window halves, once per
+// round trip as TCP's does (the connects launched before the last cut
+// were already in flight when it was made).
+func (w *window) silent(launched, now time.Time) {
+	if launched.Before(w.cut) {
+		return
+	}
 	w.cur = max(w.cur/2, min(minWindow, w.max))
+	w.cut = now
 }

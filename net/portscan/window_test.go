@@ -23,12 +23,19 @@ func TestWindowGrowsWithAnswersAndHalvesOnSilence(t *testing.T) {
 	if w.size() != 300 {
 		t.Fatalf("size after 100 answers %d, want the cap 300", w.size())
 	}
-	w.silent()
+	start := time.Unix(1000, 0)
+	w.silent(start, start.Add(time.Second))
 	if w.size() != 150 {
 		t.Fatalf("size after a silent connect %d, want 150", w.size())
 	}
-	for range 10 {
-		w.silent()
+	// Connects launched before that cut were in the same round trip.
+	w.silent(start.Add(time.Millisecond), start.Add(2*time.Second))
+	if w.size() != 150 {
+		t.Fatalf("size after a second loss of the same round trip %d, want 150", w.size())
+	}
+	for i := range 10 {
+		at := start.Add(time.Duration(i+2) * time.Second)
+		w.silent(at, at)
 	}
 	if w.size() != minWindow {
 		t.Fatalf("size after many silent connects %d, want %d", w.size(), minWindow)
