@@ -12,9 +12,4 @@ set -euo pipefail
 . "$(dirname "$0")/common.bash"
 . "$(dirname "$0")/server.bash"
 cd "$(dirname "$0")/.."
-work=$(mktemp -d)
-trap 'stop_server; rm -rf "$work"' EXIT
-start_server
-go build -o "$work/loadbench" ./bench/loadbench
-"$work/loadbench" -api "http://$addr" -key bench -pid "$server_pid" -metrics "$metrics" \
-  -duration "${1:-60s}" -up "${2:-32}" -screenshot "${3:-8}" -tlsscan "${4:-4}"
+run_loadbench -duration "${1:-60s}" -up "${2:-32}" -screenshot "${3:-8}" -tlsscan "${4:-4}"

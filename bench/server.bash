@@ -1,10 +1,10 @@
 # Shared by the bench scripts that load the example server: builds it and
 # starts it on 127.0.0.1 (loopback allowed, no rate limit, metrics on)
-# with its data in $work. Source it after common.bash, with $work set and
-# the current directory at the repository's root; start_server sets
-# $server_pid, $addr and $metrics, and stop_server ends it.
+# with its data in $work. Source it after common.bash; run_loadbench does
+# it all, start_server and stop_server are its parts.
 
-# start_server builds examples/server into $work and starts it.
+# start_server builds examples/server into $work and starts it; it sets
+# $server_pid, $addr and $metrics.
 start_server() {
   [ -n "${SITEDIAG_CHROME_PATH:-}" ] || need chromium chromium
   local chrome=${SITEDIAG_CHROME_PATH:-$(command -v chromium)}
@@ -30,4 +30,15 @@ stop_server() {
     kill "$server_pid" 2>/dev/null || true
     wait "$server_pid" 2>/dev/null || true
   fi
+}
+
+# run_loadbench ARGS... builds the server and bench/loadbench in a fresh
+# $work, starts the server, runs loadbench against it with ARGS, and
+# cleans up on exit. Run it from the repository's root.
+run_loadbench() {
+  work=$(mktemp -d)
+  trap 'stop_server; rm -rf "$work"' EXIT
+  start_server
+  go build -o "$work/loadbench" ./bench/loadbench
+  "$work/loadbench" -api "http://$addr" -key bench -pid "$server_pid" -metrics "$metrics" "$@"
 }

@@ -10,9 +10,4 @@ set -euo pipefail
 . "$(dirname "$0")/common.bash"
 . "$(dirname "$0")/server.bash"
 cd "$(dirname "$0")/.."
-work=$(mktemp -d)
-trap 'stop_server; rm -rf "$work"' EXIT
-start_server
-go build -o "$work/loadbench" ./bench/loadbench
-"$work/loadbench" -api "http://$addr" -key bench -pid "$server_pid" -metrics "$metrics" \
-  -soak "${1:-5000}" -soak-checkpoint "${2:-1000}" -screenshot "${3:-8}"
+run_loadbench -soak "${1:-5000}" -soak-checkpoint "${2:-1000}" -screenshot "${3:-8}"
