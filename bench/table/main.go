@@ -60,13 +60,13 @@ func main() {
 	}
 	m := describeMachine()
 	fmt.Printf("%s, %d cores, %d MB, %s, %s\n", m.CPU, m.Cores, m.MemoryMB, m.Kernel, m.Date)
-	fmt.Printf("%-34s %14s %14s %-28s %7s %9s %5s %5s\n", "operation", "ours", "peer", "peer is", "ratio", "goal", "runs", "load")
+	fmt.Printf("%-40s %14s %14s %-28s %7s %9s %5s %5s\n", "operation", "ours", "peer", "peer is", "ratio", "goal", "runs", "load")
 	for _, r := range rows {
 		mark := ""
 		if !r.Met() {
 			mark = " (not met)"
 		}
-		fmt.Printf("%-34s %14s %14s %-28s %7.2f %9s %5d %5.1f%s\n", r.Operation,
+		fmt.Printf("%-40s %14s %14s %-28s %7.2f %9s %5d %5.1f%s\n", r.Operation,
 			value(r.Ours, r.Unit), value(r.Peer, r.Unit), r.PeerName, r.Ratio, r.Goal, r.Runs, r.Load, mark)
 	}
 	var data bytes.Buffer
