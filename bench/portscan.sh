@@ -13,6 +13,7 @@ set -euo pipefail
 . "$(dirname "$0")/common.bash"
 runs=${1:-5}
 need nmap nmap
+need /usr/bin/time time
 
 work=$(mktemp -d)
 out=$work/out
@@ -32,6 +33,15 @@ probe=$(build_probe)
 open_ports=21,22,25,80,110,143,443,587,631,993,995
 differ=0
 
+# cpu_of FILE CMD... runs CMD and writes the CPU time it used (user and
+# system, ms) to FILE: on a shared machine it says more than wall time.
+cpu_of() {
+  local file=$1
+  shift
+  /usr/bin/time -f '%U %S' -o "$file" "$@"
+  awk '{ printf "%.0f", ($1 + $2) * 1000 }' "$file" >"$file.ms" && mv "$file.ms" "$file"
+}
+
 # listen [netns exec prefix...] ADDR starts the listeners on ADDR.
 listen() {
   local addr=${*: -1}
@@ -45,12 +55,12 @@ listen() {
 compare() {
   local label=$1 addr=$2 ours=() theirs=() ratios=() our_open nmap_open
   for i in $(seq "$runs"); do
-    ours+=("$(millis "$probe" openport -target "$addr" -ports 1-1000)")
+    ours+=("$(millis cpu_of "$work/cpu.ours" "$probe" openport -target "$addr" -ports 1-1000)")
     our_open=$(cat "$out")
-    theirs+=("$(millis nmap -sT -Pn -n -p1-1000 -oG - "$addr")")
+    theirs+=("$(millis cpu_of "$work/cpu.nmap" nmap -sT -Pn -n -p1-1000 -oG - "$addr")")
     nmap_open=$(grep -o '[0-9]*/open/' "$out" | cut -d/ -f1 | sort -n | paste -sd, -)
     ratios+=("$(awk -v a="${ours[-1]}" -v b="${theirs[-1]}" 'BEGIN { printf "%.4f", a / b }')")
-    echo "$label run $i: sitediag ${ours[-1]} ms, nmap ${theirs[-1]} ms, ratio ${ratios[-1]}"
+    echo "$label run $i: sitediag ${ours[-1]} ms ($(cat "$work/cpu.ours") ms CPU), nmap ${theirs[-1]} ms ($(cat "$work/cpu.nmap") ms CPU), ratio ${ratios[-1]}"
     if [ "$our_open" != "$nmap_open" ]; then
       echo "$label run $i: open sets DIFFER: sitediag $our_open, nmap $nmap_open"
       differ=1
