@@ -13,13 +13,15 @@ import (
 // asks, for one socket's set-up instead of two. It returns the answers
 // it got that need nothing more (not truncated, not SERVFAIL or REFUSED,
 // to the question asked), keyed by type; the caller asks the others the
-// usual way with Exchange. When the server did not answer in time, it is
-// remembered as dead in ctx's memory, so Exchange asks the next one; the
-// returned error is the timeout when no other server is left to ask.
-func (r *Resolver) exchangePair(ctx context.Context, name string) (map[uint16]*mdns.Msg, context.Context, error) {
+// usual way with Exchange, with the returned context. When the server did
+// not answer in time, it is remembered as dead in that context's memory,
+// so Exchange asks the next one; when no other server is left to ask,
+// the questions still open are in failed, with the timeout as their
+// answer. err is the resolver's own failure (no servers).
+func (r *Resolver) exchangePair(ctx context.Context, name string) (got map[uint16]*mdns.Msg, failed map[uint16]error, _ context.Context, err error) {
 	servers, err := r.servers()
 	if err != nil {
-		return nil, ctx, err
+		return nil, nil, ctx, err
 	}
 	if deadServersOf(ctx) == nil {
 		ctx = withDeadServers(ctx)
@@ -28,11 +30,11 @@ func (r *Resolver) exchangePair(ctx context.Context, name string) (map[uint16]*m
 	alive := dead.alive(servers)
 	server := alive[0]
 	asked := map[uint16]*mdns.Msg{}
-	got := map[uint16]*mdns.Msg{}
+	got = map[uint16]*mdns.Msg{}
 	c := &mdns.Client{Net: "udp", Timeout: r.timeout(), UDPSize: ednsBufferSize}
 	conn, err := c.DialContext(ctx, server)
 	if err != nil {
-		return got, ctx, nil // Exchange meets and reports the same failure
+		return got, nil, ctx, nil // Exchange meets and reports the same failure
 	}
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
@@ -47,7 +49,7 @@ func (r *Resolver) exchangePair(ctx context.Context, name string) (map[uint16]*m
 		msg.SetQuestion(mdns.Fqdn(name), qtype)
 		msg.SetEdns0(ednsBufferSize, false)
 		if err := conn.WriteMsg(msg); err != nil {
-			return got, ctx, nil
+			return got, nil, ctx, nil
 		}
 		asked[qtype] = msg
 	}
@@ -57,10 +59,14 @@ func (r *Resolver) exchangePair(ctx context.Context, name string) (map[uint16]*m
 			if ctx.Err() == nil && isTimeout(err) {
 				dead.add(server)
 				if len(alive) == 1 {
-					return nil, ctx, fmt.Errorf("%w: %w: %w", ErrNoAnswer, ErrTimeout, err)
+					failed = map[uint16]error{}
+					for qtype := range asked {
+						failed[qtype] = fmt.Errorf("%w: %w: %w", ErrNoAnswer, ErrTimeout, err)
+					}
+					return got, failed, ctx, nil
 				}
 			}
-			return got, ctx, nil
+			return got, nil, ctx, nil
 		}
 		if len(resp.Question) != 1 {
 			continue
@@ -74,5 +80,5 @@ func (r *Resolver) exchangePair(ctx context.Context, name string) (map[uint16]*m
 			got[resp.Question[0].Qtype] = resp
 		}
 	}
-	return got, ctx, nil
+	return got, nil, ctx, nil
 }

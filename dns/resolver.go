@@ -285,7 +285,7 @@ func (r *Resolver) LookupAddrs(ctx context.Context, host string) ([]netip.Addr, 
 		addrs []netip.Addr
 		err   error
 	}
-	answered, ctx, err := r.exchangePair(ctx, host)
+	answered, failed, ctx, err := r.exchangePair(ctx, host)
 	if err != nil {
 		return nil, err
 	}
@@ -294,6 +294,10 @@ func (r *Resolver) LookupAddrs(ctx context.Context, host string) ([]netip.Addr, 
 		if resp := answered[qtype]; resp != nil {
 			addrs, err := addrsOf(host, qtype, resp)
 			results <- result{addrs, err}
+			continue
+		}
+		if err, ok := failed[qtype]; ok {
+			results <- result{nil, err}
 			continue
 		}
 		go func() {

@@ -404,3 +404,22 @@ func TestLookupAddrsAsksBothTypesOverOneSocket(t *testing.T) {
 		t.Fatalf("A asked from %q, AAAA from %q: want one socket", from[mdns.TypeA], from[mdns.TypeAAAA])
 	}
 }
+
+// TestLookupAddrsKeepsAnswerWhenOtherTypeIsDropped: a server that never
+// answers AAAA still gives the A address, as when each type had its own
+// socket.
+func TestLookupAddrsKeepsAnswerWhenOtherTypeIsDropped(t *testing.T) {
+	srv := dnstest.Start(t)
+	srv.Add(t, "site.test. 60 IN A 127.0.0.1")
+	srv.Handle(func(w mdns.ResponseWriter, req *mdns.Msg) {
+		if req.Question[0].Qtype == mdns.TypeAAAA {
+			return // dropped
+		}
+		srv.ServeRecords(w, req)
+	})
+	r := &dns.Resolver{Servers: []string{srv.Addr}, Timeout: testTimeout}
+	got, err := r.LookupAddrs(context.Background(), "site.test")
+	if err != nil || !slices.Equal(got, []netip.Addr{netip.MustParseAddr("127.0.0.1")}) {
+		t.Fatalf("got %v, %v; want [127.0.0.1]", got, err)
+	}
+}
