@@ -53,13 +53,14 @@ listen() {
 
 # compare LABEL ADDR runs both scanners on ADDR and prints the table row.
 compare() {
-  local label=$1 addr=$2 ours=() theirs=() ratios=() our_open nmap_open
+  local label=$1 addr=$2 ours=() theirs=() ratios=() our_cpu=() nmap_cpu=() our_open nmap_open
   for i in $(seq "$runs"); do
     ours+=("$(millis cpu_of "$work/cpu.ours" "$probe" openport -target "$addr" -ports 1-1000)")
     our_open=$(cat "$out")
     theirs+=("$(millis cpu_of "$work/cpu.nmap" nmap -sT -Pn -n -p1-1000 -oG - "$addr")")
     nmap_open=$(grep -o '[0-9]*/open/' "$out" | cut -d/ -f1 | sort -n | paste -sd, -)
     ratios+=("$(awk -v a="${ours[-1]}" -v b="${theirs[-1]}" 'BEGIN { printf "%.4f", a / b }')")
+    our_cpu+=("$(cat "$work/cpu.ours")") nmap_cpu+=("$(cat "$work/cpu.nmap")")
     echo "$label run $i: sitediag ${ours[-1]} ms ($(cat "$work/cpu.ours") ms CPU), nmap ${theirs[-1]} ms ($(cat "$work/cpu.nmap") ms CPU), ratio ${ratios[-1]}"
     if [ "$our_open" != "$nmap_open" ]; then
       echo "$label run $i: open sets DIFFER: sitediag $our_open, nmap $nmap_open"
@@ -68,6 +69,7 @@ compare() {
   done
   echo "$label: sitediag median $(median "${ours[@]}") ms, nmap median $(median "${theirs[@]}") ms; open: $our_open"
   row "/openport 1-1000 ($label)" "$(median "${ours[@]}")" "$(median "${theirs[@]}")" ms "nmap -sT -Pn" "<= 0.3" "$runs" "$(median "${ratios[@]}")"
+  row "/openport 1-1000 ($label), CPU" "$(median "${our_cpu[@]}")" "$(median "${nmap_cpu[@]}")" "ms CPU" "nmap -sT -Pn" "" "$runs"
 }
 
 listen 127.0.0.2
