@@ -31,8 +31,9 @@ type OpenPortOptions struct {
 	// ProxyCountry must be empty: a port scan cannot go through an HTTP
 	// proxy.
 	ProxyCountry string `json:"proxyCountry"`
-	// Concurrency is how many ports are probed at once. Zero means
-	// portscan.DefaultConcurrency.
+	// Concurrency is the most ports probed at once: the scan starts
+	// with fewer and grows as the target answers, as nmap paces itself.
+	// Zero means portscan.DefaultConcurrency.
 	Concurrency int `json:"concurrency" api:"min=1,max=1000"`
 	// PortTimeout, in seconds, bounds one connection attempt; a port silent that long
 	// counts as filtered. Zero means portscan.DefaultTimeout.
@@ -75,9 +76,13 @@ func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOp
 	if err != nil {
 		return nil, err
 	}
-	ranking, err := c.ports()
-	if err != nil {
-		return nil, NewError(CodePortScanFailed, err, "the port ranking could not be read")
+	// The ranking is read only when it is used: for topPorts, and to
+	// name detected services.
+	var ranking *portscan.Ranking
+	if opts.PortRanges == "" || opts.DetectServices.Bool() {
+		if ranking, err = c.ports(); err != nil {
+			return nil, NewError(CodePortScanFailed, err, "the port ranking could not be read")
+		}
 	}
 	ports, top, err := portsToScan(opts, ranking)
 	if err != nil {

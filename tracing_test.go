@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -287,5 +288,16 @@ func TestTracingBrowserJob(t *testing.T) {
 	}
 	if !resolved {
 		t.Errorf("got spans %s, want the page's resolve under browser job", spanNames(rec.Ended()))
+	}
+	// The job's phases, in order: the first job opens its own page; the
+	// spare it prepares for the next job adds nothing to its span.
+	var events []string
+	for _, e := range job.Events() {
+		events = append(events, e.Name)
+	}
+	want := []string{"slot acquired", "browser ready", "proxy ready", "context ready", "page ready",
+		"navigated", "loaded", "settled", "scripts checked", "capture ready", "captured"}
+	if !slices.Equal(events, want) {
+		t.Errorf("browser job events %q, want %q", events, want)
 	}
 }

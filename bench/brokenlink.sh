@@ -42,4 +42,5 @@ tail -n 1 "$work/ours.log"
 echo "linkchecker: $(grep -E "links? in .* checked" "$out" | tail -n 1)"
 printf '%-12s %12s %12s %8s\n' "" sitediag linkchecker ratio
 printf '%-12s %12s %12s %8s\n' "wall time" "$a" "$b" "$(ratio "$a" "$b")"
+row "/brokenlink, 500 links" "$a" "$b" ms linkchecker "" "$runs"
 echo "(linkchecker start-up alone, --version: $(median "${startup[@]}") ms)"

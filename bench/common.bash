@@ -33,3 +33,5 @@ build_probe() {
   (cd "$(dirname "${BASH_SOURCE[0]}")/.." && go build -o "$work/probe" ./bench/probe)
   echo "$work/probe"
 }
+
+. "$(dirname "${BASH_SOURCE[0]}")/row.bash"

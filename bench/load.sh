@@ -19,42 +19,18 @@
 #   bench/load.sh soak [duration] [rate]                      (default 30m 1)
 set -euo pipefail
 . "$(dirname "$0")/common.bash"
-[ -n "${SITEDIAG_CHROME_PATH:-}" ] || need chromium chromium
-chrome=${SITEDIAG_CHROME_PATH:-$(command -v chromium)}
+. "$(dirname "$0")/server.bash"
 cd "$(dirname "$0")/.."
-work=$(mktemp -d)
-server_pid=
-cleanup() {
-  if [ -n "$server_pid" ]; then
-    kill "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-  fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-go build -o "$work/server" ./examples/server
-go build -o "$work/loadbench" ./bench/loadbench
-
 if [ "${1:-}" = soak ]; then
   need redis-server redis-server
+  chrome=${SITEDIAG_CHROME_PATH:-$(command -v chromium)}
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  go build -o "$work/server" ./examples/server
+  go build -o "$work/loadbench" ./bench/loadbench
   "$work/loadbench" -soak "$work/server" -chrome "$chrome" -redis-server "$(command -v redis-server)" \
     -duration "${2:-30m}" -rate "${3:-1}"
   exit
 fi
 
-env SITEDIAG_API_KEYS=bench SITEDIAG_RATE_LIMIT=0 SITEDIAG_ALLOW_NETWORKS=127.0.0.1/32 \
-  SITEDIAG_METRICS_ADDR=127.0.0.1:0 SITEDIAG_CHROME_PATH="$chrome" \
-  "$work/server" -addr 127.0.0.1:0 -data-dir "$work/data" 2>"$work/server.log" >/dev/null &
-server_pid=$!
-addr= metrics=
-for _ in $(seq 100); do
-  addr=$(sed -n 's/.*msg=listening addr=\([^ ]*\).*/\1/p' "$work/server.log")
-  metrics=$(sed -n 's/.*msg=metrics addr=\([^ ]*\).*/\1/p' "$work/server.log")
-  [ -n "$addr" ] && [ -n "$metrics" ] && break
-  sleep 0.1
-done
-[ -n "$addr" ] && [ -n "$metrics" ] || { echo "bench: server did not start: $(cat "$work/server.log")" >&2; exit 1; }
-
-"$work/loadbench" -api "http://$addr" -key bench -pid "$server_pid" -metrics "$metrics" \
-  -duration "${1:-60s}" -up "${2:-32}" -screenshot "${3:-8}" -tlsscan "${4:-4}"
+run_loadbench -duration "${1:-60s}" -up "${2:-32}" -screenshot "${3:-8}" -tlsscan "${4:-4}"

@@ -68,4 +68,5 @@ m_theirs=$(median "${theirs[@]}")
 echo "sitediag /mtr count 5:   median ${m_ours} ms over $runs runs; hops: ${our_hops}"
 echo "mtr -r -n -c 5 -G 0.5:   median ${m_theirs} ms over $runs runs; hops: ${mtr_hops}"
 awk -v a="$m_ours" -v b="$m_theirs" 'BEGIN { printf "ratio sitediag/mtr: %.2f\n", (b > 0 ? a / b : 0) }'
+row "/mtr count 5" "$m_ours" "$m_theirs" ms "mtr -r -c 5" "" "$runs"
 if [ "$our_hops" = "$mtr_hops" ]; then echo "hops: same"; else echo "hops: DIFFER"; fi

@@ -115,3 +115,4 @@ start_server fleet.log SITEDIAG_BROWSER_URL="$a,$b"
 two=$(throughput "$addr")
 echo "two remote browsers: $two screenshots/s ($a, $b)"
 awk -v a="$two" -v b="$one" 'BEGIN { printf "ratio (two remote / one local): %.2fx\n", a / b }'
+row "/screenshot, two remote browsers" "$two" "$one" "shots/s" "one local browser" "" 1

@@ -59,6 +59,7 @@ time_runs() {
   done
 }
 
+. "$(dirname "$0")/row.bash"
 median() { sort -n "$1" | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 time_runs sitediag "$RUNS" "$work/tlsscan" "https://$addr"
@@ -83,6 +84,7 @@ for t in "${tools[@]}"; do
   m=$(median "$work/$t")
   ratio=$(awk -v a="$ours" -v b="$m" 'BEGIN {printf "%.3f", (b > 0 ? a / b : 0)}')
   printf '%-9s %5s %11s %16s  %s\n' "$t" "$(wc -l <"$work/$t")" "$m" "$ratio" "$(paste -sd' ' "$work/$t.protocols")"
+  [ "$t" = sitediag ] || row "/tlsscan" "$ours" "$m" ms "$t" "" "$(wc -l <"$work/$t")"
 done
 echo
 for t in "${tools[@]:1}"; do

@@ -23,4 +23,5 @@ for path in /fast /slow; do
   done
   a=$(median "${ours[@]}") b=$(median "${theirs[@]}")
   printf '%-8s %12s %12s %8s\n' "$path" "$a" "$b" "$(ratio "$a" "$b")"
+  row "/ttfb $path" "$a" "$b" ms curl "" "$runs"
 done

@@ -188,7 +188,10 @@ func New(cfg Config) (*Pool, error) {
 //
 // When ctx holds a recording OpenTelemetry span, the job is a "browser
 // job" span under it (on the same TracerProvider), with the time it
-// waited for its slot.
+// waited for its slot, and an event at the end of each phase: "slot
+// acquired", "browser ready", "proxy ready" and "context ready" (when
+// the job opens its own rather than taking the spare), "page ready",
+// then those of Job.Load and Job.Screenshot.
 func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Context, j *Job) error) (err error) {
 	ctx, span := tracing.Start(ctx, tracing.SpanBrowserJob, attribute.String("sitediag.browser.device", string(cmp.Or(opts.Device, Desktop))))
 	defer func() { tracing.End(span, err) }()
@@ -234,6 +237,7 @@ func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Cont
 	j, err := in.start(ctx, p.cfg.Network, opts, cancel)
 	p.prepareSpare(ctx, in)
 	if err == nil {
+		span.AddEvent("page ready")
 		err = fn(ctx, j)
 		cancel(nil)
 		j.close(ctx)

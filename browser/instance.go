@@ -18,6 +18,8 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/go-rod/rod/lib/utils"
 	"github.com/sitediag/sitediag/net/netx"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 )
 
 // instance is one connected browser: launched here (proc and its
@@ -211,7 +213,9 @@ func (in *instance) prepareSpare(ctx context.Context, g netx.Network, done func(
 	in.spareMu.Unlock()
 	go func() {
 		defer done()
-		j, err := in.open(context.WithoutCancel(ctx), g, nil)
+		// The spare is the next job's: none of its time goes on the span
+		// of the job that prepares it.
+		j, err := in.open(trace.ContextWithSpan(context.WithoutCancel(ctx), noop.Span{}), g, nil)
 		in.spareMu.Lock()
 		defer in.spareMu.Unlock()
 		in.preparing = false

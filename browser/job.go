@@ -13,13 +13,15 @@ import (
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/sitediag/sitediag/net/netx"
+
+	"github.com/sitediag/sitediag/internal/tracing"
 )
 
 // Waits while a page loads. Each is capped by the job's deadline too.
 const (
 	loadWait      = 30 * time.Second      // for the load event
 	idleWait      = 3 * time.Second       // then for the network to go quiet,
-	quietPeriod   = 50 * time.Millisecond // that is without a request for this long
+	quietPeriod   = 20 * time.Millisecond // that is without a request for this long
 	docEventsWait = 2 * time.Second       // for a failed navigation's events
 	closeTimeout  = 5 * time.Second       // for releasing a job's context
 	// busyProbe is how long the page's main thread has to answer, once
@@ -124,6 +126,7 @@ func (in *instance) open(ctx context.Context, g netx.Network, upstream *url.URL)
 	if j.proxy, err = g.ListenProxy(netx.ProxyOptions{Upstream: upstream, Block: j.blockedHost}); err != nil {
 		return nil, err
 	}
+	tracing.Event(ctx, "proxy ready")
 	j.auth = newProxyAuth(j.proxy)
 	defer func() {
 		if err != nil {
@@ -140,6 +143,7 @@ func (in *instance) open(ctx context.Context, g netx.Network, upstream *url.URL)
 		return nil, j.fail(ctx, "creating a browser context", err)
 	}
 	j.contextID = bc.BrowserContextID
+	tracing.Event(ctx, "context ready")
 	in.pagesMu.Lock()
 	in.register(j)
 	in.pagesMu.Unlock()
@@ -504,7 +508,9 @@ type Visit struct {
 
 // Load navigates the page to target and waits for it: the load event (at
 // most 30 s, and at most half the time ctx has left), then a quiet
-// network (at most 3 s), then the options. A page whose scripts keep its
+// network (at most 3 s), then the options. The span in ctx gets the
+// events "navigated", "loaded", "settled", "scripts checked" and "delay
+// done" as each wait ends. A page whose scripts keep its
 // main thread busy when that wait ends has them stopped (see
 // Visit.ScriptsStopped), so that it can still be read and captured.
 // Errors: a *NavigationError when the main document could not be loaded
@@ -533,10 +539,12 @@ func (j *Job) Load(ctx context.Context, target string, opts LoadOptions) (*Visit
 	if nav.ErrorText != "" {
 		return nil, j.navigationFailed(ctx, target, nav.LoaderID, nav.ErrorText)
 	}
+	tracing.Event(ctx, "navigated")
 	v := &Visit{Loaded: j.settle(ctx)}
 	if v.ScriptsStopped, err = j.stopBusyScripts(ctx); err != nil {
 		return nil, err
 	}
+	tracing.Event(ctx, "scripts checked")
 	if opts.SkipCaptcha && !v.ScriptsStopped {
 		v.Challenge, v.ChallengeCleared = j.waitChallenge(ctx)
 	}
@@ -550,6 +558,7 @@ func (j *Job) Load(ctx context.Context, target string, opts LoadOptions) (*Visit
 		case <-ctx.Done():
 			t.Stop()
 		}
+		tracing.Event(ctx, "delay done")
 	}
 	if ctx.Err() != nil {
 		// The document arrived: the time went on the page, not the
@@ -603,6 +612,8 @@ func (j *Job) settle(ctx context.Context) bool {
 	if !j.state.wait(ctx, wait, loaded) {
 		return false
 	}
+	tracing.Event(ctx, "loaded")
+	defer tracing.Event(ctx, "settled")
 	deadline := time.Now().Add(idleWait)
 	idle := func(s *pageData) bool { return len(s.inflight) == 0 }
 	for j.state.wait(ctx, time.Until(deadline), idle) {

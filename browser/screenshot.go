@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/go-rod/rod/lib/proto"
+
+	"github.com/sitediag/sitediag/internal/tracing"
 )
 
 // ImageType is a screenshot's image format.
@@ -104,7 +106,9 @@ type area struct {
 	Height float64 `json:"height"`
 }
 
-// Screenshot captures the page as it is now. Errors: ErrNoElement, a
+// Screenshot captures the page as it is now; the span in ctx gets the
+// events "capture ready" (styles, element, size and stamp done) and
+// "captured" (Chromium's capture and encoding, decoded). Errors: ErrNoElement, a
 // *SelectorError, ErrCrashed, or a *StepError.
 func (j *Job) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 	page := j.page.Context(ctx)
@@ -152,10 +156,14 @@ func (j *Job) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 			return nil, j.fail(ctx, "adding the timestamp", err)
 		}
 	}
-	req := proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng, FromSurface: true}
+	// PNG is lossless at any zlib level: Chromium's fast one
+	// (optimizeForSpeed) costs bytes, not pixels, and most of the
+	// capture's time otherwise.
+	req := proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng, FromSurface: true, OptimizeForSpeed: true}
 	switch o.Type {
 	case JPEG, WebP:
 		req.Format = proto.PageCaptureScreenshotFormat(o.Type)
+		req.OptimizeForSpeed = false // lossy: the quality asked for, as encoded normally
 		q := o.Quality
 		if q <= 0 {
 			q = DefaultQuality
@@ -172,10 +180,12 @@ func (j *Job) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 		req.Clip = &proto.PageViewport{X: a.X, Y: a.Y, Width: a.Width, Height: a.Height, Scale: 1}
 		req.CaptureBeyondViewport = true
 	}
+	tracing.Event(ctx, "capture ready")
 	res, err := req.Call(page)
 	if err != nil {
 		return nil, j.fail(ctx, "capturing", err)
 	}
+	tracing.Event(ctx, "captured")
 	shot.Data = res.Data
 	return shot, nil
 }

@@ -295,8 +295,9 @@ func sameQuestion(a, b []mdns.Question) bool {
 }
 
 // LookupAddrs resolves host to its IPv4 and IPv6 addresses: from the hosts
-// file when it lists host, else querying A and AAAA concurrently and
-// following CNAMEs inside the answers. An IP literal is returned as is. A name the servers answered for but that has no
+// file when it lists host, else querying A and AAAA concurrently (over one
+// socket first, see exchangePair) and following CNAMEs inside the
+// answers. An IP literal is returned as is. A name the servers answered for but that has no
 // address yields a *NotFoundError; when neither query yields an address
 // and one got no answer or an error code, the error is that query's (see
 // Exchange, and *RcodeError).
@@ -315,8 +316,21 @@ func (r *Resolver) LookupAddrs(ctx context.Context, host string) ([]netip.Addr, 
 		addrs []netip.Addr
 		err   error
 	}
+	answered, failed, ctx, err := r.exchangePair(ctx, host)
+	if err != nil {
+		return nil, err
+	}
 	results := make(chan result, 2)
 	for _, qtype := range []uint16{mdns.TypeA, mdns.TypeAAAA} {
+		if resp := answered[qtype]; resp != nil {
+			addrs, err := addrsOf(host, qtype, resp)
+			results <- result{addrs, err}
+			continue
+		}
+		if err, ok := failed[qtype]; ok {
+			results <- result{nil, err}
+			continue
+		}
 		go func() {
 			addrs, err := r.lookupType(ctx, host, qtype)
 			results <- result{addrs, err}
@@ -369,6 +383,12 @@ func (r *Resolver) lookupType(ctx context.Context, host string, qtype uint16) ([
 	if err != nil {
 		return nil, err
 	}
+	return addrsOf(host, qtype, resp)
+}
+
+// addrsOf returns the addresses in resp, the answer to host's qtype
+// question; an error code other than NXDOMAIN is an *RcodeError.
+func addrsOf(host string, qtype uint16, resp *mdns.Msg) ([]netip.Addr, error) {
 	if resp.Rcode != mdns.RcodeSuccess && resp.Rcode != mdns.RcodeNameError {
 		return nil, &RcodeError{Name: hostName(mdns.Fqdn(host)), Type: mdns.TypeToString[qtype], Rcode: rcodeString(resp.Rcode)}
 	}

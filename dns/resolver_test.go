@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -376,5 +377,62 @@ func TestExchangeRetriesOverflowingUDPAnswerOverTCP(t *testing.T) {
 	resp, err := r.Exchange(context.Background(), question("big.test", mdns.TypeA))
 	if err != nil || len(resp.Answer) != 60 {
 		t.Fatalf("got %v, %v; want the 60 records over TCP", resp, err)
+	}
+}
+
+// TestLookupAddrsAsksBothTypesOverOneSocket: A and AAAA leave from the
+// same UDP socket, and a question the pair cannot settle (here AAAA,
+// answered SERVFAIL by the first server) is still asked of the next.
+func TestLookupAddrsAsksBothTypesOverOneSocket(t *testing.T) {
+	var mu sync.Mutex
+	from := map[uint16]string{}
+	first := dnstest.Start(t)
+	first.Handle(func(w mdns.ResponseWriter, req *mdns.Msg) {
+		mu.Lock()
+		if _, seen := from[req.Question[0].Qtype]; !seen {
+			from[req.Question[0].Qtype] = w.RemoteAddr().String()
+		}
+		mu.Unlock()
+		if req.Question[0].Qtype == mdns.TypeAAAA {
+			resp := new(mdns.Msg)
+			resp.SetRcode(req, mdns.RcodeServerFailure)
+			w.WriteMsg(resp)
+			return
+		}
+		first.ServeRecords(w, req)
+	})
+	first.Add(t, "site.test. 60 IN A 127.0.0.1")
+	second := dnstest.Start(t)
+	second.Add(t, "site.test. 60 IN AAAA ::1")
+	r := &dns.Resolver{Servers: []string{first.Addr, second.Addr}, Timeout: testTimeout}
+	got, err := r.LookupAddrs(context.Background(), "site.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []netip.Addr{netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("::1")}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	if from[mdns.TypeA] == "" || from[mdns.TypeA] != from[mdns.TypeAAAA] {
+		t.Fatalf("A asked from %q, AAAA from %q: want one socket", from[mdns.TypeA], from[mdns.TypeAAAA])
+	}
+}
+
+// TestLookupAddrsKeepsAnswerWhenOtherTypeIsDropped: a server that never
+// answers AAAA still gives the A address, as when each type had its own
+// socket.
+func TestLookupAddrsKeepsAnswerWhenOtherTypeIsDropped(t *testing.T) {
+	srv := dnstest.Start(t)
+	srv.Add(t, "site.test. 60 IN A 127.0.0.1")
+	srv.Handle(func(w mdns.ResponseWriter, req *mdns.Msg) {
+		if req.Question[0].Qtype == mdns.TypeAAAA {
+			return // dropped
+		}
+		srv.ServeRecords(w, req)
+	})
+	r := &dns.Resolver{Servers: []string{srv.Addr}, Timeout: testTimeout}
+	got, err := r.LookupAddrs(context.Background(), "site.test")
+	if err != nil || !slices.Equal(got, []netip.Addr{netip.MustParseAddr("127.0.0.1")}) {
+		t.Fatalf("got %v, %v; want [127.0.0.1]", got, err)
 	}
 }

@@ -32,6 +32,7 @@ import (
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/bench/internal/benchstat"
+	"github.com/sitediag/sitediag/bench/benchrow"
 	"github.com/sitediag/sitediag/brand"
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/dns"
@@ -148,6 +149,8 @@ func main() {
 	}
 	fmt.Printf("\nmedian ms: sitediag cold %.0f, cached %.2f, dembrandt %.0f; cold ratio sitediag/dembrandt %.2f\n",
 		benchstat.Median(cold), benchstat.Median(cached), benchstat.Median(peer), benchstat.Median(cold)/benchstat.Median(peer))
+	benchrow.Emit(benchrow.Row{Operation: "/brand (cold)", Ours: benchstat.Median(cold), Peer: benchstat.Median(peer), Unit: "ms",
+		PeerName: "dembrandt", Ratio: benchstat.Median(cold) / benchstat.Median(peer), Runs: len(cold)})
 	n := len(cold)
 	fmt.Printf("agreement with dembrandt on %d sites: primary %d, heading font %d, body font %d\n", n, agree.primary, agree.heading, agree.body)
 	fmt.Printf("browser defaults sitediag reported: %d %v\n", len(defaults), defaults)

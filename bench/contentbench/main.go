@@ -34,6 +34,7 @@ import (
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/bench/internal/benchstat"
+	"github.com/sitediag/sitediag/bench/benchrow"
 )
 
 // fields are the headline fields compared.
@@ -176,6 +177,8 @@ func main() {
 	}
 	a, b := benchstat.Median(ourMs), benchstat.Median(theirMs)
 	fmt.Printf("time per page (median, fetch included): sitediag renderJS:false %.2f ms, metascraper %.2f ms, ratio %.2f\n", a, b, a/b)
+	benchrow.Emit(benchrow.Row{Operation: "/metascraping per page", Ours: a, Peer: b, Unit: "ms",
+		PeerName: "metascraper", Ratio: a / b, Runs: len(ourMs)})
 }
 
 // resolve makes ref absolute against page, as a page's own URL.

@@ -28,6 +28,7 @@ import (
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/bench/internal/benchstat"
+	"github.com/sitediag/sitediag/bench/benchrow"
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/lighthouse"
 )
@@ -104,6 +105,8 @@ func main() {
 		sumTheirs += allTheirs[i]
 	}
 	fmt.Printf("\nover %d pages: sitediag/CLI (sum of per-page medians) %.2f\n", len(allOurs), sumOurs/sumTheirs)
+	benchrow.Emit(benchrow.Row{Operation: "/lighthouse (sum of page medians)", Ours: sumOurs, Peer: sumTheirs, Unit: "ms",
+		PeerName: "lighthouse CLI", Ratio: sumOurs / sumTheirs, Runs: *runs})
 }
 
 // serve serves the file at page as / on a loopback port of its own.

@@ -16,8 +16,14 @@
 // with Retry-After, is not), every 503 with Retry-After, and memory back
 // within 10 % of the baseline.
 //
+// With -screenshots N it instead serves N screenshots from the -screenshot
+// workers and compares the server's memory after the first
+// -checkpoint of them with its memory at the end (bench/soak.sh):
+// a server that leaks per job grows between the two.
+//
 //	loadbench -api http://127.0.0.1:8080 -key k -pid 1234 -metrics 127.0.0.1:9090
 //	          [-duration 60s] [-warmup 5s] [-up 32] [-screenshot 8] [-tlsscan 4]
+//	          [-screenshots 5000 -checkpoint 1000]
 package main
 
 import (
@@ -36,8 +42,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/sitediag/sitediag/bench/benchrow"
 	"github.com/sitediag/sitediag/internal/procs"
 )
 
@@ -70,6 +78,9 @@ func main() {
 	chrome := flag.String("chrome", "chromium", "the Chromium binary the soaked server uses")
 	redis := flag.String("redis-server", "redis-server", "the redis-server binary the soak runs")
 	rate := flag.Float64("rate", 1, "multiplies the soak's call rates")
+	screenshots := flag.Int("screenshots", 0, "instead of the mix: this many /screenshot calls from the -screenshot workers, "+
+		"the server's memory sampled after -checkpoint of them and at the end (bench/soak.sh)")
+	checkpoint := flag.Int("checkpoint", 1000, "the -screenshots call count of the first memory sample")
 	flag.Parse()
 	if *soakServer != "" {
 		soak(soakConfig{server: *soakServer, chrome: *chrome, redis: *redis, duration: *duration, rate: *rate})
@@ -101,6 +112,10 @@ func main() {
 		if c := server.call(op); c.status != http.StatusOK {
 			log.Fatalf("loadbench: warm-up %s: %d %s", op.path, c.status, c.code)
 		}
+	}
+	if *screenshots > 0 {
+		runSoak(server, ops[1], *checkpoint, *screenshots)
+		return
 	}
 	// The baseline is the server warmed up by the same mix, idle: what a
 	// run must come back to, its first-touch costs (code paged in, the
@@ -375,4 +390,55 @@ func (s *server) readMetrics(names ...string) (map[string]float64, error) {
 		}
 	}
 	return out, sc.Err()
+}
+
+// runSoak calls op until checkpoint calls have succeeded, samples the
+// server once it has idled, goes on to total calls and samples it again,
+// and prints both samples, the growth and the table row.
+func runSoak(s *server, op *operation, checkpoint, total int) {
+	fmt.Printf("soak: %d %s calls from %d workers against %s, memory sampled after %d and after %d\n\n",
+		total, op.path, op.workers, s.api, checkpoint, total)
+	var samples []sample
+	done := 0
+	for _, until := range []int{checkpoint, total} {
+		start := time.Now()
+		failed := s.driveCalls(op, until-done)
+		done = until
+		time.Sleep(5 * time.Second) // idle, as a server between bursts
+		at, err := s.sample()
+		if err != nil {
+			log.Fatal(err)
+		}
+		samples = append(samples, at)
+		fmt.Printf("after %5d calls (%d failed, %.0f s): RSS %7.1f MB (anon %6.1f MB, file %6.1f MB), Go heap %6.1f MB, "+
+			"%d goroutines, %d processes\n", until, failed, time.Since(start).Seconds(), mb(at.rssKB), mb(at.anonKB), mb(at.fileKB),
+			mb(at.heapKB), at.goroutines, at.procs)
+	}
+	first, last := samples[0], samples[1]
+	growth := float64(last.rssKB) / float64(first.rssKB)
+	fmt.Printf("RSS after %d / after %d: %.3f (goal <= 1.10) %s\n", total, checkpoint, growth, pass(last.memoryBack(first)))
+	benchrow.Emit(benchrow.Row{
+		Operation: fmt.Sprintf("server RSS, %d vs %d screenshots", total, checkpoint), Ours: mb(last.rssKB), Peer: mb(first.rssKB),
+		Unit: "MB", PeerName: fmt.Sprintf("itself after %d", checkpoint), Ratio: growth, Goal: "<= 1.1", Runs: 1,
+	})
+}
+
+// driveCalls makes n calls of op from op.workers workers and returns how
+// many did not succeed.
+func (s *server) driveCalls(op *operation, n int) int {
+	var left, failed atomic.Int64
+	left.Store(int64(n))
+	var wg sync.WaitGroup
+	for range op.workers {
+		wg.Go(func() {
+			for left.Add(-1) >= 0 {
+				if c := s.call(op); c.status != http.StatusOK {
+					failed.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	s.http.CloseIdleConnections()
+	return int(failed.Load())
 }

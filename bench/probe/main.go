@@ -16,6 +16,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -36,7 +37,16 @@ func main() {
 	ports := fs.String("ports", "1-1000", "listen: ports to open; openport: ports to scan")
 	count := fs.Int("count", 5, "mtr: rounds")
 	allow := fs.String("allow", "", "comma-separated networks exempt from the SSRF policy (default: the target's address)")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the command to this file")
 	fs.Parse(args)
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 	switch cmd {
 	case "listen":
 		listen(*addr, *ports)

@@ -12,9 +12,14 @@
 //     site.test with the same DNS server (A and AAAA, as sitediag does)
 //     and GET the page on a fresh connection.
 //
-// It prints requests per second for each and the ratio api/floor.
+// The two sides take turns, rounds times, so both see the same machine
+// load. It prints requests per second for each round, their medians and
+// the median of the rounds' ratios api/floor, and the table row
+// (bench/benchrow). Since the machine may be shared, each side's CPU
+// time per request is printed too: on a busy machine their ratio says
+// more than the throughputs do. The profiles cover the API side's first round.
 //
-//	upbench [-workers 8] [-duration 5s] [-cpuprofile file]
+//	upbench [-workers 8] [-duration 2s] [-rounds 5] [-cpuprofile file] [-memprofile file]
 package main
 
 import (
@@ -30,14 +35,18 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"runtime"
 	"runtime/pprof"
+	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	mdns "github.com/miekg/dns"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/bench/benchrow"
 	"github.com/sitediag/sitediag/httpapi"
 	"github.com/sitediag/sitediag/internal/dnstest"
 )
@@ -47,8 +56,10 @@ const key = "bench-key"
 func main() {
 	log.SetFlags(0)
 	workers := flag.Int("workers", 8, "concurrent callers")
-	duration := flag.Duration("duration", 5*time.Second, "how long each side runs")
+	duration := flag.Duration("duration", 2*time.Second, "how long each side runs in a round")
+	rounds := flag.Int("rounds", 5, "rounds, each running the API and then the floor; the ratio is their median")
 	cpuprofile := flag.String("cpuprofile", "", "write the API side's CPU profile to this file")
+	memprofile := flag.String("memprofile", "", "write the API side's allocation profile to this file")
 	flag.Parse()
 
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -85,30 +96,74 @@ func main() {
 	body := []byte(`{"url":"` + target + `"}`)
 	caller := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *workers}}
 
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err != nil {
-			log.Fatal(err)
+	if *memprofile != "" {
+		runtime.MemProfileRate = 4096
+	}
+	var apiRates, floorRates, ratios, cpuRatios, apiCPUs, floorCPUs []float64
+	for i := range *rounds {
+		profiling := i == 0 && *cpuprofile != ""
+		if profiling {
+			f, err := os.Create(*cpuprofile)
+			if err != nil {
+				log.Fatal(err)
+			}
+			pprof.StartCPUProfile(f)
 		}
-		pprof.StartCPUProfile(f)
+		apiRate, apiCPU := run(*workers, *duration, func() error { return callUp(caller, api.URL, body) })
+		if profiling {
+			pprof.StopCPUProfile()
+		}
+		if i == 0 && *memprofile != "" {
+			writeHeapProfile(*memprofile)
+			runtime.MemProfileRate = 0
+		}
+		floorRate, floorCPU := run(*workers, *duration, func() error { return floor(dns.Addr, port) })
+		apiRates, floorRates = append(apiRates, apiRate), append(floorRates, floorRate)
+		ratios = append(ratios, apiRate/floorRate)
+		cpuRatios = append(cpuRatios, float64(floorCPU)/float64(apiCPU))
+		apiCPUs, floorCPUs = append(apiCPUs, us(apiCPU)), append(floorCPUs, us(floorCPU))
+		fmt.Printf("round %d: api %6.0f req/s %4.0f µs CPU/req, floor %6.0f req/s %4.0f µs CPU/req, ratio %.2f, CPU ratio %.2f (load %.1f)\n",
+			i+1, apiRate, us(apiCPU), floorRate, us(floorCPU), apiRate/floorRate, cpuRatios[i], benchrow.LoadAverage())
 	}
-	apiRate := run(*workers, *duration, func() error { return callUp(caller, api.URL, body) })
-	if *cpuprofile != "" {
-		pprof.StopCPUProfile()
-	}
-	floorRate := run(*workers, *duration, func() error { return floor(dns.Addr, port) })
+	// What the API's own hop costs: a GET /livez through the same
+	// caller, no diagnosis behind it.
+	_, hopCPU := run(*workers, *duration, func() error { return callLivez(caller, api.URL) })
+	fmt.Printf("the API hop alone (GET /livez, same caller): %.0f µs CPU/req\n", us(hopCPU))
+	fmt.Printf("up throughput: %d workers, %d rounds of %v each side, against %s\n", *workers, *rounds, *duration, target)
+	fmt.Printf("%-8s %10.0f req/s (median)\n", "api", median(apiRates))
+	fmt.Printf("%-8s %10.0f req/s (median)\n", "floor", median(floorRates))
+	fmt.Printf("ratio    %10.2f (median of the rounds)\n", median(ratios))
+	fmt.Printf("CPU ratio %9.2f (floor's CPU time per request / the API's, median of the rounds;\n"+
+		"          the throughput ratio an idle machine would give when both are CPU-bound)\n", median(cpuRatios))
+	benchrow.Emit(benchrow.Row{
+		Operation: fmt.Sprintf("/up throughput, %d callers", *workers), Ours: median(apiRates), Peer: median(floorRates),
+		Unit: "req/s", PeerName: "Go client, fresh connection", Ratio: median(ratios), Goal: ">= 0.8", Runs: *rounds,
+	})
+	// The same goal in CPU time per request, which a shared machine
+	// disturbs less: 0.8 of the floor's throughput is 1.25 of its CPU.
+	benchrow.Emit(benchrow.Row{
+		Operation: "/up CPU time per request", Ours: median(apiCPUs), Peer: median(floorCPUs),
+		Unit: "µs", PeerName: "Go client, fresh connection", Ratio: 1 / median(cpuRatios), Goal: "<= 1.25", Runs: *rounds,
+	})
+}
 
-	fmt.Printf("up throughput: %d workers for %v against %s\n", *workers, *duration, target)
-	fmt.Printf("%-8s %10.0f req/s\n", "api", apiRate)
-	fmt.Printf("%-8s %10.0f req/s\n", "floor", floorRate)
-	fmt.Printf("ratio    %10.2f\n", apiRate/floorRate)
+// median returns the median of vs.
+func median(vs []float64) float64 {
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // run calls do from workers goroutines for d and returns the successful
-// calls per second; the first error ends the program.
-func run(workers int, d time.Duration, do func() error) float64 {
+// calls per second and the process's CPU time (user and system) per
+// call; the first error ends the program.
+func run(workers int, d time.Duration, do func() error) (perSecond float64, cpu time.Duration) {
 	var n atomic.Int64
 	var wg sync.WaitGroup
+	cpuBefore := cpuTime()
 	deadline := time.Now().Add(d)
 	start := time.Now()
 	for range workers {
@@ -122,8 +177,20 @@ func run(workers int, d time.Duration, do func() error) float64 {
 		})
 	}
 	wg.Wait()
-	return float64(n.Load()) / time.Since(start).Seconds()
+	calls := n.Load()
+	return float64(calls) / time.Since(start).Seconds(), (cpuTime() - cpuBefore) / time.Duration(max(calls, 1))
 }
+
+// cpuTime is the CPU time this process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		log.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
 // callUp posts one /up and checks that the site was found up.
 func callUp(c *http.Client, api string, body []byte) error {
@@ -144,6 +211,22 @@ func callUp(c *http.Client, api string, body []byte) error {
 	}
 	if resp.StatusCode != http.StatusOK || !bytes.Contains(out, []byte(`"statusCode":200`)) {
 		return fmt.Errorf("/up: %d %s", resp.StatusCode, out)
+	}
+	return nil
+}
+
+// callLivez gets /livez: the cost of reaching the API at all.
+func callLivez(c *http.Client, api string) error {
+	resp, err := c.Get(api + "/livez")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("/livez: %d", resp.StatusCode)
 	}
 	return nil
 }
@@ -193,4 +276,16 @@ func floor(dnsAddr string, port int) error {
 		return fmt.Errorf("floor: %d", resp.StatusCode)
 	}
 	return nil
+}
+
+// writeHeapProfile writes the allocations made so far to path.
+func writeHeapProfile(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		log.Fatal(err)
+	}
 }

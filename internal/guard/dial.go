@@ -14,6 +14,7 @@ import (
 	"github.com/sitediag/sitediag/net/netx"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 )
 
 // dialTimeout bounds one connection attempt to one address.
@@ -166,10 +167,14 @@ func (g *Guard) DialAddrs(ctx context.Context, network string, addrs []netip.Add
 func (g *Guard) firstConn(ctx context.Context, network string, addrs []netip.Addr, port uint16,
 	connect func(context.Context, netip.AddrPort) (net.Conn, error), stop func(error) bool) (net.Conn, error) {
 	var errs []error
+	traced := trace.SpanFromContext(ctx).IsRecording()
 	for _, a := range addrs {
 		ap := netip.AddrPortFrom(a.WithZone("").Unmap(), port)
-		spanCtx, span := tracing.Start(ctx, tracing.SpanConnect, attribute.String("network.transport", network),
-			attribute.String("network.peer.address", ap.Addr().String()), attribute.Int("network.peer.port", int(port)))
+		spanCtx, span := ctx, trace.Span(noop.Span{})
+		if traced {
+			spanCtx, span = tracing.Start(ctx, tracing.SpanConnect, attribute.String("network.transport", network),
+				attribute.String("network.peer.address", ap.Addr().String()), attribute.Int("network.peer.port", int(port)))
+		}
 		if !g.allowed(a) {
 			endConnect(span, ap, netx.ErrNotAllowed)
 			errs = append(errs, netx.ErrNotAllowed)
@@ -185,8 +190,11 @@ func (g *Guard) firstConn(ctx context.Context, network string, addrs []netip.Add
 			break
 		}
 	}
-	if len(errs) == 0 {
+	switch len(errs) {
+	case 0:
 		return nil, netx.ErrNotAllowed
+	case 1:
+		return nil, errs[0]
 	}
 	return nil, errors.Join(errs...)
 }

@@ -124,6 +124,10 @@ func (g *Guard) NewProxy(opts netx.ProxyOptions) (*Proxy, error) {
 		MaxResponseHeaderBytes: proxyMaxHeaderBytes,
 		DisableCompression:     true,
 		IdleConnTimeout:        30 * time.Second,
+		// As many as Chromium opens to one host (6), so a page's
+		// parallel requests reuse their connections instead of
+		// dialing again once the first two are idle.
+		MaxIdleConnsPerHost: 6,
 	}
 	p.forward = &httputil.ReverseProxy{
 		Rewrite:   func(*httputil.ProxyRequest) {},

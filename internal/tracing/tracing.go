@@ -51,6 +51,12 @@ func Start(ctx context.Context, name string, attrs ...attribute.KeyValue) (conte
 	return parent.TracerProvider().Tracer(Name).Start(ctx, name, trace.WithAttributes(attrs...))
 }
 
+// Event marks the moment name on the span in ctx, if it is recording:
+// the end of one phase of a job and the start of the next.
+func Event(ctx context.Context, name string) {
+	trace.SpanFromContext(ctx).AddEvent(name)
+}
+
 // End records err on span, if any, as an event and the Error status,
 // and ends it.
 func End(span trace.Span, err error) {
