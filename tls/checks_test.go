@@ -59,7 +59,7 @@ func TestScanHeartbleed(t *testing.T) {
 				t.Fatal(err)
 			}
 			hb := res.Vulnerabilities.Heartbleed
-			if hb.Heartbeat == nil || *hb.Heartbeat != tt.heartbeat || hb.Vulnerable != tt.vulnerable {
+			if hb.Heartbeat == nil || *hb.Heartbeat != tt.heartbeat || hb.Found() != tt.vulnerable {
 				t.Fatalf("got %+v (heartbeat %v), want heartbeat %v vulnerable %v", hb, hb.Heartbeat, tt.heartbeat, tt.vulnerable)
 			}
 			if tt.vulnerable && (len(hb.Evidence) != 1 || !strings.Contains(hb.Evidence[0], "16 bytes read beyond the request")) {
@@ -123,7 +123,7 @@ func TestScanROBOT(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := res.Vulnerabilities.ROBOT
-			if got.Vulnerable != (len(tt.evidence) > 0) || !slices.Equal(got.Evidence, tt.evidence) || orNull(got.RSAKeyTransport) != strconv.FormatBool(tt.rsa) {
+			if got.Found() != (len(tt.evidence) > 0) || !slices.Equal(got.Evidence, tt.evidence) || orNull(got.RSAKeyTransport) != strconv.FormatBool(tt.rsa) {
 				t.Errorf("got %+v, want evidence %q", got, tt.evidence)
 			}
 		})

@@ -13,9 +13,9 @@ import (
 // ticket=true"; null is a check that could not be run.
 func checkVerdicts(r *Result) string {
 	v, a := r.Vulnerabilities, r.Advisory
-	return fmt.Sprintf("heartbeat=%s heartbleed=%v rsaKeyTransport=%s robot=%v clientRenegotiation=%s fallbackScsv=%s sessionId=%v ticket=%v",
-		orNull(v.Heartbleed.Heartbeat), v.Heartbleed.Vulnerable, orNull(v.ROBOT.RSAKeyTransport), v.ROBOT.Vulnerable, orNull(v.Renegotiation.ClientInitiated),
-		orNull(v.Poodle.FallbackSCSV), a.SessionIDResumption.Supported, a.SessionTicketResumption.Supported)
+	return fmt.Sprintf("heartbeat=%s heartbleed=%s rsaKeyTransport=%s robot=%s clientRenegotiation=%s fallbackScsv=%s sessionId=%s ticket=%s",
+		orNull(v.Heartbleed.Heartbeat), orNull(v.Heartbleed.Vulnerable), orNull(v.ROBOT.RSAKeyTransport), orNull(v.ROBOT.Vulnerable), orNull(v.Renegotiation.ClientInitiated),
+		orNull(v.Poodle.FallbackSCSV), orNull(a.SessionIDResumption.Supported), orNull(a.SessionTicketResumption.Supported))
 }
 
 func orNull(b *bool) string {
@@ -61,6 +61,22 @@ func TestRealChecks(t *testing.T) {
 			server: func(port int) []string { return sServer(port, "-client_renegotiation") },
 			want:   "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=true fallbackScsv=true sessionId=true ticket=true",
 			peer:   "testssl: Secure Client-Initiated Renegotiation VULNERABLE (NOT ok), potential DoS threat",
+		},
+		{
+			name: "openssl -client_renegotiation, TLS 1.2 ChaCha20-Poly1305 only",
+			server: func(port int) []string {
+				return sServer(port, "-client_renegotiation", "-tls1_2", "-cipher", "ECDHE-RSA-CHACHA20-POLY1305")
+			},
+			want: "heartbeat=false heartbleed=false rsaKeyTransport=false robot=false clientRenegotiation=true fallbackScsv=null sessionId=true ticket=true",
+			peer: "testssl: Secure Client-Initiated Renegotiation VULNERABLE (NOT ok), potential DoS threat",
+		},
+		{
+			name: "openssl -client_renegotiation, TLS 1.0 AES-CBC only (no AES-GCM, as the NSS server of the issue)",
+			server: func(port int) []string {
+				return sServer(port, "-client_renegotiation", "-tls1", "-cipher", "ECDHE-RSA-AES128-SHA:AES256-SHA:@SECLEVEL=0")
+			},
+			want: "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=true fallbackScsv=null sessionId=true ticket=true",
+			peer: "testssl: Secure Client-Initiated Renegotiation VULNERABLE (NOT ok), potential DoS threat",
 		},
 		{
 			name: "openssl TLS 1.0–1.2, RSA key transport only, no tickets",
@@ -112,11 +128,11 @@ func TestRealChecks(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", got, tt.want)
 			}
 			reneg := res.Vulnerabilities.Renegotiation
-			if reneg.Vulnerable != (reneg.ClientInitiated != nil && *reneg.ClientInitiated) {
+			if reneg.Found() != (reneg.ClientInitiated != nil && *reneg.ClientInitiated) {
 				t.Errorf("renegotiation: got %+v, want vulnerable exactly when client-initiated renegotiation is accepted", reneg)
 			}
-			secure := res.Advisory.SecureRenegotiation.Supported
-			if reneg.Vulnerable && strings.Contains(reneg.Evidence[0], "CVE-2009-3555") == secure {
+			secure := res.Advisory.SecureRenegotiation.Found()
+			if reneg.Found() && strings.Contains(reneg.Evidence[0], "CVE-2009-3555") == secure {
 				t.Errorf("renegotiation evidence %q with secureRenegotiation %v: want CVE-2009-3555 named exactly without RFC 5746", reneg.Evidence, secure)
 			}
 		})

@@ -32,6 +32,8 @@ import (
 	"net/netip"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -203,6 +205,11 @@ type enumeration struct {
 	// finished once the suite list is complete; both stay false when the
 	// deadline came first.
 	detected, finished bool
+	// unanswered is true when a hello of the suite loop got no answer
+	// (errUnanswered), unansweredOrder when the preference probe got
+	// none: the list, or the order, is unfinished.
+	unanswered      bool
+	unansweredOrder atomic.Bool
 }
 
 func (e *enumeration) supported() bool { return len(e.suites) > 0 || e.ssl2Ciphers != nil }
@@ -232,6 +239,10 @@ type scanner struct {
 
 	// slots holds a token per connection open, at most Parallel.
 	slots chan struct{}
+	// serial is set once a probe went unanswered; from then on one holds
+	// the token of the one probe in flight.
+	serial atomic.Bool
+	one    chan struct{}
 
 	mu         sync.Mutex
 	connectErr *failure // the last failed connection
@@ -268,7 +279,7 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 	if opts.Parallel <= 0 {
 		opts.Parallel = DefaultParallel
 	}
-	s := &scanner{dial: dial, host: host, opts: opts, slots: make(chan struct{}, opts.Parallel)}
+	s := &scanner{dial: dial, host: host, opts: opts, slots: make(chan struct{}, opts.Parallel), one: make(chan struct{}, 1)}
 	if _, err := netip.ParseAddr(host); err != nil {
 		s.serverName = host
 	}
@@ -358,10 +369,10 @@ func (s *scanner) checks(f *findings) []func(context.Context) {
 	}
 }
 
-// cutShort reports whether ctx has ended, and if so records check as
-// unfinished.
-func (s *scanner) cutShort(ctx context.Context, check string) bool {
-	if ended(ctx) == nil {
+// cutShort reports whether ctx has ended or one of errs is a probe that
+// went unanswered, and if so records check as unfinished.
+func (s *scanner) cutShort(ctx context.Context, check string, errs ...error) bool {
+	if ended(ctx) == nil && !slices.ContainsFunc(errs, func(err error) bool { return errors.Is(err, errUnanswered) }) {
 		return false
 	}
 	s.mu.Lock()
@@ -399,7 +410,7 @@ func (s *scanner) tls13Groups(ctx context.Context) []Group {
 	for len(offered) > 0 {
 		h := hello{version: versionTLS13, suites: suitesFor(true), serverName: s.serverName, groups: offered}
 		rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) { return readReply(r, readNeeds{}) })
-		if s.cutShort(ctx, "tls13Groups") {
+		if s.cutShort(ctx, "tls13Groups", err) {
 			break
 		}
 		if err != nil || rep.version != versionTLS13 || rep.group == nil {
@@ -443,14 +454,58 @@ func (s *scanner) noteAnswer(f failure) {
 	}
 }
 
+// errUnanswered means a probe got no answer twice: it timed out or
+// the connection was reset, and again on its one retry. What it was to
+// find is unfinished, never a refusal.
+var errUnanswered = errors.New("tls: no answer to the probe, nor to its retry")
+
 // withConn waits until fewer than Parallel probes are in flight, then
 // connects and runs f, bounded by ProbeTimeout from the connection on.
+// A probe that times out or is reset is run once more, and from then on
+// the scan sends one probe at a time: a server that serves connections
+// one by one (s_server) or is slow makes the parallel probes queue
+// behind each other until they time out. Failing again, the error
+// wraps errUnanswered.
 func (s *scanner) withConn(ctx context.Context, f func(ctx context.Context, conn net.Conn) error) error {
+	err := s.attempt(ctx, f)
+	if !s.retriable(ctx, err) {
+		return err
+	}
+	s.serial.Store(true)
+	if err = s.attempt(ctx, f); s.retriable(ctx, err) {
+		return fmt.Errorf("%w: %w", errUnanswered, err)
+	}
+	return err
+}
+
+// retriable reports whether err is a probe's own timeout or a reset,
+// while the scan's ctx goes on.
+func (s *scanner) retriable(ctx context.Context, err error) bool {
+	var ne net.Error
+	switch {
+	case err == nil, ended(ctx) != nil:
+		return false
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, context.DeadlineExceeded):
+		return true
+	}
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// attempt is one try of withConn's.
+func (s *scanner) attempt(ctx context.Context, f func(ctx context.Context, conn net.Conn) error) error {
 	select {
 	case s.slots <- struct{}{}:
 		defer func() { <-s.slots }()
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+	if s.serial.Load() {
+		select {
+		case s.one <- struct{}{}:
+			defer func() { <-s.one }()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.ProbeTimeout)
 	defer cancel()
@@ -530,6 +585,10 @@ func (s *scanner) enumerate(ctx context.Context, p protocol) *enumeration {
 		if ended(ctx) != nil {
 			return e
 		}
+		if errors.Is(err, errUnanswered) { // neither a refusal nor an answer: the list stops unfinished
+			e.unanswered = true
+			break
+		}
 		accepted := err == nil && rep.version == p.version && slices.Contains(offered, rep.suite)
 		if !e.detected {
 			e.detected = true
@@ -553,30 +612,37 @@ func (s *scanner) enumerate(ctx context.Context, p protocol) *enumeration {
 		offered = slices.DeleteFunc(offered, func(id uint16) bool { return id == rep.suite })
 		if len(e.suites) == 2 {
 			first, second := e.suites[0], e.suites[1]
-			preference.Go(func() { e.preference = s.order(ctx, p, second, first) })
+			preference.Go(func() {
+				var answered bool
+				e.preference, answered = s.order(ctx, p, second, first)
+				if !answered {
+					e.unansweredOrder.Store(true)
+				}
+			})
 		}
 	}
 	preference.Wait()
-	e.finished = ended(ctx) == nil
+	e.finished = ended(ctx) == nil && !e.unanswered && !e.unansweredOrder.Load()
 	return e
 }
 
 // order offers second before first, which the server picked first
 // when offered both in the other order: picking first again means the
 // server has an order of its own, picking second that it follows the
-// client's; no answer leaves it unknown.
-func (s *scanner) order(ctx context.Context, p protocol, second, first uint16) string {
+// client's; a refusal leaves it unknown, and so does no answer, which
+// answered false reports.
+func (s *scanner) order(ctx context.Context, p protocol, second, first uint16) (preference string, answered bool) {
 	h := hello{version: p.version, suites: []uint16{second, first}, serverName: s.serverName}
 	rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) { return readReply(r, readNeeds{}) })
 	switch {
 	case err != nil:
-		return PreferenceUnknown
+		return PreferenceUnknown, !errors.Is(err, errUnanswered)
 	case rep.suite == first:
-		return PreferenceServer
+		return PreferenceServer, true
 	case rep.suite == second:
-		return PreferenceClient
+		return PreferenceClient, true
 	}
-	return PreferenceUnknown
+	return PreferenceUnknown, true
 }
 
 // ssl2 sends the SSL 2.0 CLIENT-HELLO; a SERVER-HELLO lists every cipher
@@ -584,7 +650,7 @@ func (s *scanner) order(ctx context.Context, p protocol, second, first uint16) s
 func (s *scanner) ssl2(ctx context.Context) *enumeration {
 	e := &enumeration{protocol: protocols[0]}
 	rep, err := s.probe(ctx, ssl2Hello(), readSSL2Reply)
-	if ended(ctx) != nil {
+	if ended(ctx) != nil || errors.Is(err, errUnanswered) {
 		return e
 	}
 	e.detected, e.finished = true, true
@@ -609,7 +675,7 @@ func (s *scanner) fallbackSCSV(ctx context.Context) *bool {
 	v := versions[len(versions)-2]
 	h := hello{version: v, suites: suitesFor(false), serverName: s.serverName, fallback: true}
 	rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) { return readReply(r, readNeeds{}) })
-	if s.cutShort(ctx, "fallbackScsv") {
+	if s.cutShort(ctx, "fallbackScsv", err) {
 		return nil
 	}
 	var alert *alertError

@@ -52,7 +52,7 @@ func verdictLine(r *tls.Result) string {
 	}{{"poodle", v.Poodle.Finding}, {"drown", v.DROWN}, {"freak", v.FREAK}, {"logjam", v.Logjam}, {"sweet32", v.Sweet32},
 		{"rc4", v.RC4}, {"null", v.NullCipher}, {"anon", v.AnonymousCipher}, {"crime", v.CRIME}, {"beast", v.BEAST},
 		{"heartbleed", v.Heartbleed.Finding}, {"robot", v.ROBOT.Finding}, {"renegotiation", v.Renegotiation.Finding}} {
-		if f.f.Vulnerable {
+		if f.f.Found() {
 			vulns = append(vulns, f.name)
 		}
 	}
@@ -64,9 +64,9 @@ func verdictLine(r *tls.Result) string {
 		chain += " " + *e
 	}
 	a := r.Advisory
-	checks := fmt.Sprintf("heartbeat=%s rsaKeyTransport=%s clientRenegotiation=%s fallbackScsv=%s sessionId=%v ticket=%v",
+	checks := fmt.Sprintf("heartbeat=%s rsaKeyTransport=%s clientRenegotiation=%s fallbackScsv=%s sessionId=%s ticket=%s",
 		orNull(v.Heartbleed.Heartbeat), orNull(v.ROBOT.RSAKeyTransport), orNull(v.Renegotiation.ClientInitiated),
-		orNull(v.Poodle.FallbackSCSV), a.SessionIDResumption.Supported, a.SessionTicketResumption.Supported)
+		orNull(v.Poodle.FallbackSCSV), orNull(a.SessionIDResumption.Supported), orNull(a.SessionTicketResumption.Supported))
 	if r.Partial {
 		checks += fmt.Sprintf(" PARTIAL %+v", r.Unfinished)
 	}
