@@ -3,8 +3,8 @@ package tls
 import (
 	"bytes"
 	"context"
-	"errors"
 	cryptotls "crypto/tls"
+	"errors"
 	"io"
 	"net"
 	"sync"

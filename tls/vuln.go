@@ -111,7 +111,9 @@ type Signal struct {
 func (s Signal) Found() bool { return s.Supported != nil && *s.Supported }
 
 // signal is a tested Signal.
-func signal(supported bool, details string) Signal { return Signal{Supported: ptr(supported), Details: details} }
+func signal(supported bool, details string) Signal {
+	return Signal{Supported: ptr(supported), Details: details}
+}
 
 // untested is a Signal that was not tested, and why.
 func untested(reason string) Signal { return Signal{Details: "not tested: " + reason} }
