@@ -24,11 +24,12 @@ const (
 	recordAlert     = 21
 	recordHandshake = 22
 
-	typeClientHello       = 1
-	typeServerHello       = 2
-	typeCertificate       = 11
-	typeServerKeyExchange = 12
-	typeServerHelloDone   = 14
+	typeClientHello        = 1
+	typeServerHello        = 2
+	typeCertificate        = 11
+	typeServerKeyExchange  = 12
+	typeCertificateRequest = 13
+	typeServerHelloDone    = 14
 )
 
 // Extension code points.
@@ -110,6 +111,16 @@ type hello struct {
 	// because the server has no RFC 5746.
 	renegotiating bool
 	verifyData    []byte
+	// shares, when set, are the TLS 1.3 key shares sent in place of the
+	// one X25519 share.
+	shares []keyShare
+}
+
+// keyShare is one TLS 1.3 key share: a group and the client's public
+// key in it.
+type keyShare struct {
+	group  uint16
+	public []byte
 }
 
 // marshal returns the hello as one handshake record.
@@ -213,7 +224,11 @@ func (h hello) extensions() []byte {
 		})
 		addExtension(&b, extKeyShare, func(b *cryptobyte.Builder) {
 			b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) {
-				if slices.Contains(groups, groupX25519) { // else an empty list: the server names its group
+				for _, ks := range h.shares {
+					b.AddUint16(ks.group)
+					b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes(ks.public) })
+				}
+				if h.shares == nil && slices.Contains(groups, groupX25519) { // else an empty list: the server names its group
 					b.AddUint16(groupX25519)
 					b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes(x25519Share()) })
 				}

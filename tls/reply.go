@@ -77,6 +77,18 @@ type reply struct {
 	group *Group
 	// ssl2Ciphers are the cipher kinds of an SSL 2.0 SERVER-HELLO.
 	ssl2Ciphers []string
+	// keyShare is the server's key_exchange of a TLS 1.3 ServerHello.
+	keyShare []byte
+	// certRequest is the CertificateRequest of an SSL 3.0–TLS 1.2
+	// flight read through ServerHelloDone; nil when none came.
+	certRequest *certRequest
+}
+
+// certRequest is what a CertificateRequest asks for.
+type certRequest struct {
+	// caNames are the distinguished names of the certificate
+	// authorities it accepts, in RFC 4514 form; empty for any.
+	caNames []string
 }
 
 // readNeeds says how far to read past the ServerHello.
@@ -169,6 +181,8 @@ func handleMessage(rep **reply, msgType uint8, body []byte, needs readNeeds) (bo
 	case typeServerKeyExchange:
 		r.group = keyExchangeGroup(r.suite, body)
 		return !needs.flight, nil
+	case typeCertificateRequest:
+		r.certRequest = parseCertRequest12(body, r.version)
 	case typeServerHelloDone:
 		return true, nil
 	}
@@ -246,6 +260,7 @@ func parseServerHello(body []byte) (*reply, error) {
 			}
 			g := groupByID(id)
 			r.group = &g
+			data.ReadUint16LengthPrefixed((*cryptobyte.String)(&r.keyShare)) // a ServerHello's has the key too
 		}
 	}
 	return r, nil

@@ -88,6 +88,18 @@ type Result struct {
 	// Unfinished lists what the deadline cut short; its lists are empty
 	// when Partial is false.
 	Unfinished Unfinished `json:"unfinished"`
+	// ClientCertificateRequested is true when the server asks for a
+	// client certificate (a CertificateRequest in its flight), false
+	// when a flight came without one, null when none was read.
+	ClientCertificateRequested *bool `json:"clientCertificateRequested"`
+	// ClientCertificateRequired is true when the server, having asked,
+	// refuses a client without a certificate; false when it goes on
+	// without one, or does not ask; null when not told.
+	ClientCertificateRequired *bool `json:"clientCertificateRequired"`
+	// ClientCertificateCANames are the distinguished names (RFC 4514) of
+	// the certificate authorities the server accepts client
+	// certificates from; empty when it names none or does not ask.
+	ClientCertificateCANames []string `json:"clientCertificateCaNames"`
 }
 
 // Unfinished says what a partial scan did not finish, by the keys the
@@ -199,8 +211,9 @@ type enumeration struct {
 	// groups13 are the TLS 1.3 groups the server accepts, in its order.
 	groups13 []Group
 	// certs is the chain from the first answer, when it was sent in
-	// clear.
-	certs [][]byte
+	// clear, and certRequest its CertificateRequest.
+	certs       [][]byte
+	certRequest *certRequest
 	// detected is true once the first hello was answered (or refused),
 	// finished once the suite list is complete; both stay false when the
 	// deadline came first.
@@ -580,7 +593,7 @@ func (s *scanner) enumerate(ctx context.Context, p protocol) *enumeration {
 	for len(offered) > 0 {
 		h := hello{version: p.version, suites: offered, serverName: s.serverName}
 		rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) {
-			return readReply(r, readNeeds{certificate: len(e.suites) == 0})
+			return readReply(r, readNeeds{certificate: len(e.suites) == 0, flight: len(e.suites) == 0})
 		})
 		if ended(ctx) != nil {
 			return e
@@ -593,7 +606,7 @@ func (s *scanner) enumerate(ctx context.Context, p protocol) *enumeration {
 		if !e.detected {
 			e.detected = true
 			if accepted {
-				e.certs = rep.certs
+				e.certs, e.certRequest = rep.certs, rep.certRequest
 				s.mu.Lock()
 				s.versions = append(s.versions, p.version)
 				s.mu.Unlock()
@@ -701,6 +714,16 @@ func (s *scanner) result(enums []*enumeration, hs *handshake, f *findings) *Resu
 	}
 	u := r.Unfinished
 	r.Partial = len(u.Protocols)+len(u.CipherSuites)+len(u.Checks) > 0
+	r.ClientCertificateRequested, r.ClientCertificateRequired, r.ClientCertificateCANames = clientCertificate(enums, hs)
+	if r.Certificate.Chain.Length == 0 && !anonymousOnly(enums) {
+		why := hs.failure
+		if why == "" {
+			why = "the handshake was cut short"
+		}
+		r.Certificate.AuthorizationError = ptr(CertificateNotRead)
+		r.Certificate.NotRead = "the certificate could not be read: no full handshake (" + why +
+			"), and no version sent it in a form the scan reads"
+	}
 	r.Certificate.ForwardSecrecy = hs.forwardSecrecy(enums)
 	flags := []*bool{&r.Protocols.SSL2, &r.Protocols.SSL3, &r.Protocols.TLS10, &r.Protocols.TLS11, &r.Protocols.TLS12, &r.Protocols.TLS13}
 	lists := []*ProtocolSuites{&r.CipherSuites.SSL2, &r.CipherSuites.SSL3, &r.CipherSuites.TLS10,
@@ -718,6 +741,46 @@ func (s *scanner) result(enums []*enumeration, hs *handshake, f *findings) *Resu
 		*lists[i] = ProtocolSuites{ServerPreference: pref == PreferenceServer, Preference: pref, Suites: names, KeyExchange: e.keyExchange()}
 	}
 	return r
+}
+
+// clientCertificate says whether the server asks for a client
+// certificate, whether it requires one, and from which authorities.
+func clientCertificate(enums []*enumeration, hs *handshake) (requested, required *bool, caNames []string) {
+	requests := []*certRequest{hs.certRequest}
+	if hs.tls13 != nil {
+		requests = append(requests, hs.tls13.certRequest)
+	}
+	read := hs.state != nil || hs.tls13 != nil
+	for _, e := range enums {
+		if e.version >= versionSSL3 && e.supported() && e.detected {
+			read = true
+			requests = append(requests, e.certRequest)
+		}
+	}
+	for _, cr := range requests {
+		if cr != nil {
+			return ptr(true), hs.certRequired, cr.caNames
+		}
+	}
+	if !read {
+		return nil, nil, []string{}
+	}
+	return ptr(false), ptr(false), []string{}
+}
+
+// anonymousOnly reports whether every suite accepted is anonymous, so
+// no certificate is sent.
+func anonymousOnly(enums []*enumeration) bool {
+	some := false
+	for _, e := range enums {
+		for _, id := range e.suites {
+			if s, _ := SuiteByID(id); !s.anonymous() {
+				return false
+			}
+			some = true
+		}
+	}
+	return some
 }
 
 // unfinished lists what the deadline cut short.
