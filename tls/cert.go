@@ -16,6 +16,7 @@ import (
 	"hash"
 	"math"
 	"net"
+	"slices"
 	"strings"
 	"time"
 
@@ -107,12 +108,18 @@ type Issuer struct {
 type Chain struct {
 	// Length is the number of certificates presented.
 	Length int `json:"length"`
-	// Complete is true when each presented certificate is issued by the
-	// next and the last is a root (self-signed) or is issued by one of
-	// the trust anchors: a property of what was sent, independent of
-	// dates. Trust and expiry are judged apart (Certificate.Trusted,
-	// IsExpired).
+	// Complete is true when the presented certificates, in whatever
+	// order, link the leaf to a root (self-signed) or to a certificate
+	// issued by one of the trust anchors: nothing is missing. A property
+	// of what was sent, independent of dates; trust and expiry are
+	// judged apart (Certificate.Trusted, IsExpired).
 	Complete bool `json:"complete"`
+	// Ordered is true when each presented certificate is issued by the
+	// next, as TLS requires before 1.3 and strict clients expect; false
+	// for a chain in the wrong order or with a certificate that belongs
+	// to no path (testssl: "ordering problem"), which may still be
+	// complete.
+	Ordered bool `json:"ordered"`
 	// Certificates are the presented certificates in order.
 	Certificates []ChainEntry `json:"certificates"`
 }
@@ -188,7 +195,8 @@ func describeCertificate(chain []*x509.Certificate, host string, roots *x509.Cer
 	linked := linkedPrefix(chain)
 	c.Chain = Chain{
 		Length:       len(chain),
-		Complete:     linked == len(chain) && anchored(chain[len(chain)-1], roots),
+		Complete:     complete(chain, roots),
+		Ordered:      linked == len(chain),
 		Certificates: make([]ChainEntry, len(chain)),
 	}
 	for i, cert := range chain {
@@ -219,6 +227,24 @@ func linkedPrefix(chain []*x509.Certificate) int {
 		n++
 	}
 	return n
+}
+
+// complete reports whether the certificates of chain, taken in any
+// order, lead from the leaf to a root or to a certificate a trust
+// anchor of roots issued.
+func complete(chain []*x509.Certificate, roots *x509.CertPool) bool {
+	cur, left := chain[0], slices.Clone(chain[1:])
+	for {
+		if anchored(cur, roots) {
+			return true
+		}
+		i := slices.IndexFunc(left, func(c *x509.Certificate) bool { return issuedBy(cur, c) })
+		if i < 0 {
+			return false
+		}
+		cur = left[i]
+		left = slices.Delete(left, i, i+1)
+	}
 }
 
 // issuedBy reports whether parent's key signed c under parent's name.

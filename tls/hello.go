@@ -97,8 +97,9 @@ type hello struct {
 	serverName string
 	// fallback adds TLS_FALLBACK_SCSV.
 	fallback bool
-	// groups, when set, replaces the TLS 1.3 hello's supported_groups;
-	// its X25519 key share is sent only when X25519 is among them.
+	// groups, when set, replaces the hello's supported_groups; a TLS
+	// 1.3 hello's X25519 key share is sent only when X25519 is among
+	// them.
 	groups []uint16
 	// heartbeat offers the heartbeat extension (RFC 6520), peer allowed
 	// to send.
@@ -194,11 +195,11 @@ func (h hello) extensions() []byte {
 		})
 	}
 	groups := legacyGroups
-	if h.version == versionTLS13 {
+	switch {
+	case h.groups != nil:
+		groups = h.groups
+	case h.version == versionTLS13:
 		groups = tls13Groups
-		if h.groups != nil {
-			groups = h.groups
-		}
 	}
 	addExtension(&b, extSupportedGroups, func(b *cryptobyte.Builder) { addUint16List(b, groups) })
 	if h.version < versionTLS13 {

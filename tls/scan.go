@@ -88,6 +88,8 @@ type Result struct {
 	// Unfinished lists what the deadline cut short; its lists are empty
 	// when Partial is false.
 	Unfinished Unfinished `json:"unfinished"`
+	// SupportedGroups are the key-exchange groups the server accepts.
+	SupportedGroups SupportedGroups `json:"supportedGroups"`
 	// ClientCertificateRequested is true when the server asks for a
 	// client certificate (a CertificateRequest in its flight), false
 	// when a flight came without one, null when none was read.
@@ -102,6 +104,25 @@ type Result struct {
 	ClientCertificateCANames []string `json:"clientCertificateCaNames"`
 }
 
+// SupportedGroups are the groups a server accepts, as testssl lists
+// them ("Elliptic curves offered", "TLS 1.3 named groups").
+type SupportedGroups struct {
+	// TLS10To12 are the elliptic curves of ECDHE from TLS 1.0 to TLS 1.2,
+	// enumerated at the newest of those versions, in the server's order
+	// when it has one (else the scan's: X25519, P-256, P-384, P-521,
+	// X448, brainpool, the rest); null when not enumerated (no ECDHE,
+	// no such version, or unfinished).
+	TLS10To12 []Group `json:"tls10To12"`
+	// TLS13 are the TLS 1.3 groups, as CipherSuites.TLS13.KeyExchange;
+	// null without TLS 1.3.
+	TLS13 []Group `json:"tls13"`
+}
+
+// ecdheSuites are the registry's ECDHE suites.
+func ecdheSuites() []uint16 {
+	return slices.DeleteFunc(suitesFor(false), func(id uint16) bool { s, _ := SuiteByID(id); return !s.ecdhe() })
+}
+
 // Unfinished says what a partial scan did not finish, by the keys the
 // result uses.
 type Unfinished struct {
@@ -112,7 +133,7 @@ type Unfinished struct {
 	// preference) were not finished.
 	CipherSuites []string `json:"cipherSuites"`
 	// Checks are the checks not finished, by their result keys:
-	// "fallbackScsv", "tls13Groups", "heartbleed", "robot",
+	// "fallbackScsv", "tls13Groups", "legacyGroups", "heartbleed", "robot",
 	// "renegotiation", "sessionResumption", "ocspStapling" (the full
 	// handshake).
 	Checks []string `json:"checks"`
@@ -364,6 +385,7 @@ func (s *scanner) noProtocol(ctx context.Context) error {
 type findings struct {
 	fallback      *bool
 	groups13      []Group
+	legacyGroups  []Group
 	heartbleed    Heartbleed
 	robot         Robot
 	renegotiation Renegotiation
@@ -375,6 +397,7 @@ func (s *scanner) checks(f *findings) []func(context.Context) {
 	return []func(context.Context){
 		func(ctx context.Context) { f.fallback = s.fallbackSCSV(ctx) },
 		func(ctx context.Context) { f.groups13 = s.tls13Groups(ctx) },
+		func(ctx context.Context) { f.legacyGroups = s.legacyCurves(ctx, ecdheSuites()) },
 		func(ctx context.Context) { f.heartbleed = s.heartbleed(ctx) },
 		func(ctx context.Context) { f.robot = s.robot(ctx) },
 		func(ctx context.Context) { f.renegotiation = s.renegotiation(ctx) },
@@ -715,6 +738,10 @@ func (s *scanner) result(enums []*enumeration, hs *handshake, f *findings) *Resu
 	u := r.Unfinished
 	r.Partial = len(u.Protocols)+len(u.CipherSuites)+len(u.Checks) > 0
 	r.ClientCertificateRequested, r.ClientCertificateRequired, r.ClientCertificateCANames = clientCertificate(enums, hs)
+	r.SupportedGroups = SupportedGroups{TLS10To12: f.legacyGroups, TLS13: f.groups13}
+	if len(f.legacyGroups) == 0 {
+		r.SupportedGroups.TLS10To12 = nil
+	}
 	if r.Certificate.Chain.Length == 0 && !anonymousOnly(enums) {
 		why := hs.failure
 		if why == "" {
