@@ -347,6 +347,12 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 		})
 	}
 	wg.Wait()
+	// Last, alone: OpenSSL's s_server, which serves one connection at a
+	// time, sleeps a second (s_server.c, www_body: OSSL_sleep(1000) on
+	// a read to retry) after it refuses a renegotiation; any probe
+	// still queued behind it would wait that second. Its refusal has
+	// come by then, so the scan does not.
+	f.renegotiation = s.renegotiation(ctx)
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return nil, ctx.Err()
 	}
@@ -400,7 +406,6 @@ func (s *scanner) checks(f *findings) []func(context.Context) {
 		func(ctx context.Context) { f.legacyGroups = s.legacyCurves(ctx, ecdheSuites()) },
 		func(ctx context.Context) { f.heartbleed = s.heartbleed(ctx) },
 		func(ctx context.Context) { f.robot = s.robot(ctx) },
-		func(ctx context.Context) { f.renegotiation = s.renegotiation(ctx) },
 		func(ctx context.Context) { f.resumption = s.resumption(ctx) },
 	}
 }
