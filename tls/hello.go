@@ -115,6 +115,21 @@ type hello struct {
 	// shares, when set, are the TLS 1.3 key shares sent in place of the
 	// one X25519 share.
 	shares []keyShare
+	// minVersion, for a TLS 1.3 hello, is the oldest version
+	// supported_versions lists (TLS 1.3 alone when zero); below TLS 1.3
+	// the hello carries the extensions of the older versions too.
+	minVersion uint16
+	// noCompression offers the null compression method alone, as every
+	// client does, rather than DEFLATE too.
+	noCompression bool
+}
+
+// oldest is the oldest version the hello offers.
+func (h hello) oldest() uint16 {
+	if h.version == versionTLS13 && h.minVersion != 0 {
+		return h.minVersion
+	}
+	return h.version
 }
 
 // keyShare is one TLS 1.3 key share: a group and the client's public
@@ -146,7 +161,7 @@ func (h hello) marshal() []byte {
 		for _, s := range h.suites {
 			b.AddUint16(s)
 		}
-		if h.version < versionTLS13 && !h.renegotiating {
+		if h.oldest() < versionTLS13 && !h.renegotiating {
 			b.AddUint16(scsvRenegotiation)
 		}
 		if h.fallback {
@@ -154,7 +169,7 @@ func (h hello) marshal() []byte {
 		}
 	})
 	b.AddUint8LengthPrefixed(func(b *cryptobyte.Builder) {
-		if h.version < versionTLS13 {
+		if h.version < versionTLS13 && !h.noCompression {
 			b.AddUint8(1) // DEFLATE: a server that picks it is open to CRIME
 		}
 		b.AddUint8(0)
@@ -202,7 +217,7 @@ func (h hello) extensions() []byte {
 		groups = tls13Groups
 	}
 	addExtension(&b, extSupportedGroups, func(b *cryptobyte.Builder) { addUint16List(b, groups) })
-	if h.version < versionTLS13 {
+	if h.oldest() < versionTLS13 {
 		addExtension(&b, extECPointFormats, func(b *cryptobyte.Builder) {
 			b.AddUint8LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes([]byte{0, 1, 2}) })
 		})
@@ -221,7 +236,11 @@ func (h hello) extensions() []byte {
 	}
 	if h.version == versionTLS13 {
 		addExtension(&b, extSupportedVersions, func(b *cryptobyte.Builder) {
-			b.AddUint8LengthPrefixed(func(b *cryptobyte.Builder) { b.AddUint16(versionTLS13) })
+			b.AddUint8LengthPrefixed(func(b *cryptobyte.Builder) {
+				for v := versionTLS13; v >= h.oldest() && v >= versionTLS10; v-- {
+					b.AddUint16(v)
+				}
+			})
 		})
 		addExtension(&b, extKeyShare, func(b *cryptobyte.Builder) {
 			b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) {

@@ -88,6 +88,18 @@ type Result struct {
 	// Unfinished lists what the deadline cut short; its lists are empty
 	// when Partial is false.
 	Unfinished Unfinished `json:"unfinished"`
+	// Grade is the letter SSL Labs' SSL Server Rating Guide gives: A+
+	// to F, M when the certificate does not name the host, T when it is
+	// not trusted. A+ needs HSTS, which a TLS scan does not read, so the
+	// best given is A.
+	Grade string `json:"grade"`
+	// GradeReasons name each cap on the grade ("B: TLS 1.0 is offered",
+	// "T: the certificate is not trusted (…)"), then the warnings that
+	// make an A an A-.
+	GradeReasons []string `json:"gradeReasons"`
+	// ClientSimulation says what each of a documented list of real
+	// clients (docs/tls.md) would negotiate, or why it fails.
+	ClientSimulation []SimulatedClient `json:"clientSimulation"`
 	// SupportedGroups are the key-exchange groups the server accepts.
 	SupportedGroups SupportedGroups `json:"supportedGroups"`
 	// ClientCertificateRequested is true when the server asks for a
@@ -133,7 +145,8 @@ type Unfinished struct {
 	// preference) were not finished.
 	CipherSuites []string `json:"cipherSuites"`
 	// Checks are the checks not finished, by their result keys:
-	// "fallbackScsv", "tls13Groups", "legacyGroups", "heartbleed", "robot",
+	// "fallbackScsv", "tls13Groups", "legacyGroups", "clientSimulation",
+	// "heartbleed", "robot",
 	// "renegotiation", "sessionResumption", "ocspStapling" (the full
 	// handshake).
 	Checks []string `json:"checks"`
@@ -366,7 +379,9 @@ func Scan(ctx context.Context, dial DialFunc, host string, opts Options) (*Resul
 	if !slices.ContainsFunc(enums, (*enumeration).supported) {
 		return nil, s.noProtocol(ctx)
 	}
-	return s.result(enums, hs, &f), nil
+	r := s.result(enums, hs, &f)
+	r.Grade, r.GradeReasons = rate(r)
+	return r, nil
 }
 
 // noProtocol is Scan's error when no version was found: ctx's when it
@@ -392,6 +407,7 @@ type findings struct {
 	fallback      *bool
 	groups13      []Group
 	legacyGroups  []Group
+	clients       []SimulatedClient
 	heartbleed    Heartbleed
 	robot         Robot
 	renegotiation Renegotiation
@@ -404,6 +420,7 @@ func (s *scanner) checks(f *findings) []func(context.Context) {
 		func(ctx context.Context) { f.fallback = s.fallbackSCSV(ctx) },
 		func(ctx context.Context) { f.groups13 = s.tls13Groups(ctx) },
 		func(ctx context.Context) { f.legacyGroups = s.legacyCurves(ctx, ecdheSuites()) },
+		func(ctx context.Context) { f.clients = s.simulateClients(ctx) },
 		func(ctx context.Context) { f.heartbleed = s.heartbleed(ctx) },
 		func(ctx context.Context) { f.robot = s.robot(ctx) },
 		func(ctx context.Context) { f.resumption = s.resumption(ctx) },
@@ -744,6 +761,7 @@ func (s *scanner) result(enums []*enumeration, hs *handshake, f *findings) *Resu
 	r.Partial = len(u.Protocols)+len(u.CipherSuites)+len(u.Checks) > 0
 	r.ClientCertificateRequested, r.ClientCertificateRequired, r.ClientCertificateCANames = clientCertificate(enums, hs)
 	r.SupportedGroups = SupportedGroups{TLS10To12: f.legacyGroups, TLS13: f.groups13}
+	r.ClientSimulation = f.clients
 	if len(f.legacyGroups) == 0 {
 		r.SupportedGroups.TLS10To12 = nil
 	}
