@@ -87,6 +87,7 @@ func main() {
 	protocols := flag.Bool("protocols", false, "print only the supported versions, as sslscan names them")
 	rootsFile := flag.String("roots", "", "PEM file of trust anchors instead of the system's")
 	verdicts := flag.Bool("verdicts", false, "print one line of verdicts: protocols, suite counts, key exchange, findings, chain")
+	grade := flag.Bool("grade", false, "print the grade with its reasons, then one line per simulated client")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		log.Fatal("usage: tlsscan [-allow CIDR] https://host:port")
@@ -114,6 +115,21 @@ func main() {
 	res, err := c.TLSScan(context.Background(), flag.Arg(0), sitediag.TLSScanOptions{})
 	if err != nil {
 		log.Fatal(err)
+	}
+	if *grade {
+		fmt.Printf("grade %s (%s)\n", res.Grade, strings.Join(res.GradeReasons, "; "))
+		for _, c := range res.ClientSimulation {
+			if c.Protocol == nil {
+				fmt.Printf("  sim %-26s fails: %s\n", c.Client, c.Error)
+				continue
+			}
+			group := ""
+			if c.Group != nil {
+				group = " " + *c.Group
+			}
+			fmt.Printf("  sim %-26s %s %s%s\n", c.Client, *c.Protocol, *c.Suite, group)
+		}
+		return
 	}
 	if *verdicts {
 		fmt.Println(verdictLine(&res.Result))

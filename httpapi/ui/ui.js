@@ -247,12 +247,25 @@
     out.push(table('Protocol versions', ['Version', 'Supported', 'Cipher suites'],
       Object.keys(protocolNames).map((k) => [protocolNames[k], yesNo(!!d.protocols[k], !legacy[k] ? true : false),
         String(((suites[k] || {}).suites || []).length)])));
+    if (d.grade) {
+      out.push(el('p', { class: 'verdict ' + (d.grade.startsWith('A') ? 'good' : 'bad'), 'data-grade': d.grade },
+        'Grade ' + d.grade + ' (SSL Labs rating guide)', (d.gradeReasons || []).length ? ': ' + d.gradeReasons.join('; ') : ''));
+    }
+    if ((d.clientSimulation || []).length) {
+      out.push(table('Client simulation', ['Client', 'Protocol', 'Cipher suite', 'Group'],
+        d.clientSimulation.map((c) => c.protocol ? [c.client, c.protocol, c.suite, c.group || '—'] : [c.client, 'fails', c.error, '—'])));
+    }
     const vulns = d.vulnerabilities || {};
     const names = Object.keys(vulns);
     if (names.length) {
-      const found = names.filter((n) => vulns[n].vulnerable);
+      const found = names.filter((n) => vulns[n].vulnerable === true);
+      const untested = names.filter((n) => vulns[n].vulnerable === null);
+      const tested = names.filter((n) => vulns[n].vulnerable !== null);
       out.push(el('p', { class: 'verdict ' + (found.length ? 'bad' : 'good') },
-        found.length ? 'Vulnerable to ' + found.join(', ') + '.' : 'Not vulnerable to any of ' + names.join(', ') + '.'));
+        found.length ? 'Vulnerable to ' + found.join(', ') + '.' : 'Not vulnerable to any of ' + tested.join(', ') + '.'));
+      if (untested.length) {
+        out.push(el('p', { class: 'verdict' }, 'Not tested: ' + untested.map((n) => n + ' (' + vulns[n].notTestedReason + ')').join(', ') + '.'));
+      }
     }
     if (d.partial) {
       const u = d.unfinished || {};
