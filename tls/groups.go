@@ -3,7 +3,6 @@ package tls
 import (
 	"context"
 	"fmt"
-	"io"
 	"math/big"
 	"slices"
 )
@@ -107,23 +106,7 @@ func (s *scanner) legacyCurves(ctx context.Context, ecdhe []uint16) []Group {
 	if v == 0 || len(ecdhe) == 0 {
 		return nil
 	}
-	found := []Group{}
-	offered := slices.Clone(legacyGroups)
-	for len(offered) > 0 {
-		h := hello{version: v, suites: ecdhe, serverName: s.serverName, groups: offered}
-		rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) { return readReply(r, readNeeds{}) })
-		if s.cutShort(ctx, "legacyGroups", err) {
-			break
-		}
-		if err != nil || rep.group == nil {
-			break
-		}
-		i := slices.IndexFunc(offered, func(id uint16) bool { return groupByID(id).Name == rep.group.Name })
-		if i < 0 {
-			break // a curve not offered: stop rather than loop
-		}
-		found = append(found, *rep.group)
-		offered = slices.Delete(offered, i, i+1)
-	}
-	return found
+	return s.groupOrder(ctx, "legacyGroups", legacyGroups, func(groups []uint16) hello {
+		return hello{version: v, suites: ecdhe, serverName: s.serverName, groups: groups}
+	})
 }

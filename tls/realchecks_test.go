@@ -39,10 +39,7 @@ func TestRealChecks(t *testing.T) {
 	openssl := needTool(t, "openssl", "openssl")
 	gnutls := needTool(t, "gnutls-serv", "gnutls-bin")
 	f := writePKI(t, testNow.AddDate(0, -1, 0), testNow.AddDate(0, 6, 0), testNow.AddDate(-1, 0, 0))
-	sServer := func(port int, args ...string) []string {
-		return append([]string{openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
-			"-cert_chain", f.inter, "-www", "-quiet"}, args...)
-	}
+	sServer := f.sServer(openssl)
 	tests := []struct {
 		name   string
 		server func(port int) []string

@@ -140,6 +140,15 @@ func writePKI(t *testing.T, leafFrom, leafTo, interFrom time.Time) pkiFiles {
 	return f
 }
 
+// sServer returns the arguments of an s_server serving f's leaf and
+// intermediate on port, with args added.
+func (f pkiFiles) sServer(openssl string) func(port int, args ...string) []string {
+	return func(port int, args ...string) []string {
+		return append([]string{openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
+			"-cert_chain", f.inter, "-www", "-quiet"}, args...)
+	}
+}
+
 func mustCert(t *testing.T, tmpl, parent *x509.Certificate, pub, priv any) []byte {
 	t.Helper()
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, pub, priv)

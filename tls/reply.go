@@ -134,13 +134,12 @@ func readReply(r io.Reader, needs readNeeds) (*reply, error) {
 			return nil, errMalformed
 		}
 		hs = append(hs, fragment...)
-		for len(hs) >= 4 {
-			n := int(hs[1])<<16 | int(hs[2])<<8 | int(hs[3])
-			if len(hs) < 4+n {
+		for {
+			msgType, body, rest, ok := nextMessage(hs)
+			if !ok {
 				break
 			}
-			msgType, body := hs[0], hs[4:4+n]
-			hs = hs[4+n:]
+			hs = rest
 			done, err := handleMessage(&rep, msgType, body, needs)
 			if err != nil {
 				return nil, err
@@ -150,6 +149,19 @@ func readReply(r io.Reader, needs readNeeds) (*reply, error) {
 			}
 		}
 	}
+}
+
+// nextMessage splits the first whole handshake message off hs: its
+// type and body, and what follows; ok is false until it has all come.
+func nextMessage(hs []byte) (msgType uint8, body, rest []byte, ok bool) {
+	if len(hs) < 4 {
+		return 0, nil, hs, false
+	}
+	n := int(hs[1])<<16 | int(hs[2])<<8 | int(hs[3])
+	if len(hs) < 4+n {
+		return 0, nil, hs, false
+	}
+	return hs[0], hs[4 : 4+n], hs[4+n:], true
 }
 
 // handleMessage folds one handshake message into *rep and reports

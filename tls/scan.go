@@ -463,15 +463,26 @@ func (s *scanner) tls13Groups(ctx context.Context) []Group {
 	if !s.supports(versionTLS13) {
 		return nil
 	}
+	return s.groupOrder(ctx, "tls13Groups", allTLS13Groups, func(groups []uint16) hello {
+		return hello{version: versionTLS13, suites: suitesFor(true), serverName: s.serverName, groups: groups}
+	})
+}
+
+// groupOrder finds the groups a server accepts, in its order: a hello
+// (newHello's) offering every group of offered, then again without each
+// group the server chose, until it refuses or names none. check is the
+// result key an unfinished enumeration is recorded under; it, and one
+// that found nothing, return nil.
+func (s *scanner) groupOrder(ctx context.Context, check string, offered []uint16, newHello func(groups []uint16) hello) []Group {
 	var found []Group
-	offered := slices.Clone(allTLS13Groups)
+	offered = slices.Clone(offered)
 	for len(offered) > 0 {
-		h := hello{version: versionTLS13, suites: suitesFor(true), serverName: s.serverName, groups: offered}
+		h := newHello(offered)
 		rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) { return readReply(r, readNeeds{}) })
-		if s.cutShort(ctx, "tls13Groups", err) {
-			break
+		if s.cutShort(ctx, check, err) {
+			return nil
 		}
-		if err != nil || rep.version != versionTLS13 || rep.group == nil {
+		if err != nil || rep.version != h.version || rep.group == nil {
 			break
 		}
 		i := slices.IndexFunc(offered, func(id uint16) bool { return groupByID(id).Name == rep.group.Name })

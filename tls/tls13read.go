@@ -164,13 +164,12 @@ func readFlight13(r io.Reader, clientHello []byte, keys map[uint16]*ecdh.Private
 			return nil, errMalformed
 		}
 		hs = append(hs, plain[:len(plain)-1]...)
-		for len(hs) >= 4 {
-			n := int(hs[1])<<16 | int(hs[2])<<8 | int(hs[3])
-			if len(hs) < 4+n {
+		for {
+			msgType, body, rest, ok := nextMessage(hs)
+			if !ok {
 				break
 			}
-			msgType, body := hs[0], hs[4:4+n]
-			hs = hs[4+n:]
+			hs = rest
 			switch msgType {
 			case typeCertificateRequest:
 				flight.certRequest = parseCertRequest13(body)
@@ -201,10 +200,8 @@ func readHandshakeMessage(r io.Reader) ([]byte, error) {
 			return nil, errMalformed
 		}
 		hs = append(hs, fragment...)
-		if len(hs) >= 4 {
-			if n := 4 + (int(hs[1])<<16 | int(hs[2])<<8 | int(hs[3])); len(hs) >= n {
-				return hs[:n], nil
-			}
+		if _, _, rest, ok := nextMessage(hs); ok {
+			return hs[:len(hs)-len(rest)], nil
 		}
 	}
 }
