@@ -217,3 +217,28 @@ func TestScanFallbackSCSVIgnored(t *testing.T) {
 		t.Errorf("got protocols %+v, fallbackScsv %v; want TLS 1.1 and 1.2, false", res.Protocols, got)
 	}
 }
+
+// A check that cannot run reads not tested, with its reason, never
+// false: a TLS 1.3-only server has nothing for the Heartbleed, ROBOT and
+// renegotiation checks, which need TLS 1.0–1.2.
+func TestChecksNotTestedAreNull(t *testing.T) {
+	ca := newCA(t)
+	cert := ca.issue(t, certSpec{cn: "site.test", dnsNames: []string{"site.test"}})
+	addr := serveTLS(t, &cryptotls.Config{Certificates: []cryptotls.Certificate{cert}, MinVersion: cryptotls.VersionTLS13})
+	res, err := scanAt(t, addr, "site.test", ca.pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := res.Vulnerabilities
+	for name, f := range map[string]Finding{"heartbleed": v.Heartbleed.Finding, "robot": v.ROBOT.Finding, "renegotiation": v.Renegotiation.Finding} {
+		if f.Vulnerable != nil || f.NotTestedReason == "" {
+			t.Errorf("%s: got vulnerable %v, reason %q; want null with a reason", name, orNull(f.Vulnerable), f.NotTestedReason)
+		}
+	}
+	if s := res.Advisory.SessionIDResumption; s.Supported != nil || !strings.HasPrefix(s.Details, "not tested") {
+		t.Errorf("sessionIdResumption: got %+v, want not tested", s)
+	}
+	if f := v.RC4; f.Vulnerable == nil || *f.Vulnerable {
+		t.Errorf("rc4: got %+v, want tested, not vulnerable", f)
+	}
+}
