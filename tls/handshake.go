@@ -36,8 +36,9 @@ type handshake struct {
 
 // clientCertWait bounds how long, after a TLS 1.3 handshake in which
 // the server asked for a certificate and got none, the scan waits for
-// the alert of a server that requires one: the server judges the
-// client's empty Certificate only after crypto/tls has finished.
+// the alert of a server that requires one, or the session ticket of one
+// that goes on: the server judges the client's empty Certificate only
+// after crypto/tls has finished.
 const clientCertWait = time.Second
 
 // clientConfig is a crypto/tls client configuration offering every
@@ -66,6 +67,8 @@ func (s *scanner) handshake(ctx context.Context) *handshake {
 	hs := &handshake{}
 	err := s.withConn(ctx, func(ctx context.Context, conn net.Conn) error {
 		cfg := s.clientConfig(cryptotls.VersionTLS13)
+		tickets := ticketSignal(make(chan struct{}, 1))
+		cfg.ClientSessionCache = tickets
 		cfg.GetClientCertificate = func(cri *cryptotls.CertificateRequestInfo) (*cryptotls.Certificate, error) {
 			cr := &certRequest{caNames: distinguishedNames(lengthPrefixed(cri.AcceptableCAs))}
 			hs.certRequest = cr
@@ -80,9 +83,7 @@ func (s *scanner) handshake(ctx context.Context) *handshake {
 		if hs.certRequest != nil {
 			hs.certRequired = ptr(false)
 			if st.Version == cryptotls.VersionTLS13 {
-				tc.SetReadDeadline(time.Now().Add(clientCertWait))
-				_, err := tc.Read(make([]byte, 1))
-				hs.certRequired = ptr(remoteAlert(err))
+				hs.certRequired = ptr(refusedAfterHandshake(tc, tickets))
 			}
 		}
 		return nil
@@ -99,6 +100,44 @@ func (s *scanner) handshake(ctx context.Context) *handshake {
 	}
 	hs.cut = hs.state == nil && ended(ctx) != nil
 	return hs
+}
+
+// refusedAfterHandshake reports whether a TLS 1.3 server that asked for
+// a client certificate, and got none, refuses the connection: its alert
+// comes after crypto/tls has finished. A server that goes on sends a
+// session ticket, which tickets signals; one that sends neither is
+// waited for up to clientCertWait.
+func refusedAfterHandshake(tc *cryptotls.Conn, tickets ticketSignal) bool {
+	read := make(chan error, 1)
+	go func() {
+		_, err := tc.Read(make([]byte, 1))
+		read <- err
+	}()
+	timer := time.NewTimer(clientCertWait)
+	defer timer.Stop()
+	select {
+	case err := <-read:
+		return remoteAlert(err)
+	case <-tickets:
+	case <-timer.C:
+	}
+	tc.SetReadDeadline(time.Unix(1, 0)) // ends the read
+	return remoteAlert(<-read)
+}
+
+// ticketSignal is a session cache that keeps nothing: it signals that
+// the server sent a session ticket.
+type ticketSignal chan struct{}
+
+// Get finds no session.
+func (ticketSignal) Get(string) (*cryptotls.ClientSessionState, bool) { return nil, false }
+
+// Put signals a ticket.
+func (t ticketSignal) Put(string, *cryptotls.ClientSessionState) {
+	select {
+	case t <- struct{}{}:
+	default:
+	}
 }
 
 // remoteAlert reports whether err is crypto/tls's for an alert the
