@@ -2,6 +2,9 @@ package tls
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -133,5 +136,41 @@ func TestRealChecks(t *testing.T) {
 				t.Errorf("renegotiation evidence %q with secureRenegotiation %v: want CVE-2009-3555 named exactly without RFC 5746", reneg.Evidence, secure)
 			}
 		})
+	}
+}
+
+// TestRealNSSRenegotiation: NSS's selfserv (libnss3-tools) with only
+// AES-CBC suites, the server of issue 26: client-initiated
+// renegotiation was not tested there (the check needed AES-GCM) and read
+// false; `openssl s_client` renegotiates ("RENEGOTIATING") and testssl
+// says VULNERABLE.
+func TestRealNSSRenegotiation(t *testing.T) {
+	openssl := needTool(t, "openssl", "openssl")
+	selfserv := needTool(t, "selfserv", "libnss3-tools")
+	certutil := needTool(t, "certutil", "libnss3-tools")
+	pk12util := needTool(t, "pk12util", "libnss3-tools")
+	f := writePKI(t, testNow.AddDate(0, -1, 0), testNow.AddDate(0, 6, 0), testNow.AddDate(-1, 0, 0))
+	db := filepath.Join(f.dir, "nssdb")
+	p12 := filepath.Join(f.dir, "server.p12")
+	if err := os.Mkdir(db, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]string{
+		{certutil, "-N", "-d", "sql:" + db, "--empty-password"},
+		{openssl, "pkcs12", "-export", "-in", f.leaf, "-inkey", f.key, "-certfile", f.inter, "-name", "server", "-out", p12, "-passout", "pass:"},
+		{pk12util, "-i", p12, "-d", "sql:" + db, "-W", ""},
+	} {
+		if out, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v: %s", cmd, err, out)
+		}
+	}
+	res := scanRealServer(t, func(port int) []string {
+		return []string{selfserv, "-d", "sql:" + db, "-n", "server", "-p", strconv.Itoa(port), "-V", "tls1.0:tls1.2",
+			"-c", ":C013:C014:002F"} // ECDHE-RSA-AES128-SHA, ECDHE-RSA-AES256-SHA, AES128-SHA
+	}, f.rootPool)
+	reneg := res.Vulnerabilities.Renegotiation
+	t.Logf("ours: %s; %+v", checkVerdicts(res), reneg)
+	if !reneg.Found() || reneg.ClientInitiated == nil || !*reneg.ClientInitiated {
+		t.Errorf("renegotiation: got %+v, want vulnerable (client-initiated renegotiation accepted)", reneg)
 	}
 }
