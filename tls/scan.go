@@ -31,6 +31,7 @@ import (
 	"net"
 	"net/netip"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -296,7 +297,10 @@ type scanner struct {
 	answer     *failure // the most telling failed answer to a hello
 	connected  bool     // a connection succeeded
 	versions   []uint16 // versions from SSL 3.0 up whose first hello was accepted
-	cut        []string // checks the deadline cut short, by result key
+	// unansweredVersions are the versions whose first hello went
+	// unanswered, retried: their support is unknown.
+	unansweredVersions []string
+	cut                []string // checks the deadline cut short, by result key
 
 	// detecting counts the SSL 3.0–TLS 1.3 enumerations that have not
 	// yet had their first answer.
@@ -393,6 +397,16 @@ func (s *scanner) noProtocol(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
+	case len(s.unansweredVersions) > 0 && len(s.unansweredVersions) < len(protocols)-1 && s.answer != nil:
+		// Some versions refused, others never answered: not a refusal of
+		// every version, so say which went unanswered.
+		unanswered := slices.SortedFunc(slices.Values(s.unansweredVersions), func(a, b string) int {
+			return slices.IndexFunc(protocols, func(p protocol) bool { return p.name == a }) -
+				slices.IndexFunc(protocols, func(p protocol) bool { return p.name == b })
+		})
+		reason := "no answer in " + seconds(s.opts.ProbeTimeout) + " to the " + strings.Join(unanswered, ", ") +
+			" hello, retried once; the other versions: " + s.answer.reason
+		return &NoProtocolError{Reason: reason, Err: errUnanswered}
 	case s.connectErr != nil && !s.connected:
 		return &NoProtocolError{Reason: s.connectErr.reason, Err: s.connectErr.err}
 	case s.answer != nil:
@@ -656,6 +670,11 @@ func (s *scanner) enumerate(ctx context.Context, p protocol) *enumeration {
 		}
 		if errors.Is(err, errUnanswered) { // neither a refusal nor an answer: the list stops unfinished
 			e.unanswered = true
+			if !e.detected {
+				s.mu.Lock()
+				s.unansweredVersions = append(s.unansweredVersions, p.name)
+				s.mu.Unlock()
+			}
 			break
 		}
 		accepted := err == nil && rep.version == p.version && slices.Contains(offered, rep.suite)

@@ -2,10 +2,12 @@ package tls
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,7 +17,10 @@ import (
 // holds what the client sends for delay before passing it on, the way
 // a slow path to a server does: a server that serves one connection at
 // a time (s_server) waits on each meanwhile.
-func delayingProxy(t *testing.T, upstream string, delay time.Duration) string {
+//
+// With serial, it serves one connection at a time, each in full, as a
+// single-threaded front does: connections queue, and each costs delay.
+func delayingProxy(t *testing.T, upstream string, delay time.Duration, serial bool) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -34,7 +39,7 @@ func delayingProxy(t *testing.T, upstream string, delay time.Duration) string {
 			if err != nil {
 				return
 			}
-			wg.Go(func() {
+			relay := func() {
 				defer c.Close()
 				u, err := net.Dial("tcp", upstream)
 				if err != nil {
@@ -51,7 +56,12 @@ func delayingProxy(t *testing.T, upstream string, delay time.Duration) string {
 					u.(*net.TCPConn).CloseWrite()
 				}()
 				io.Copy(c, u)
-			})
+			}
+			if serial {
+				relay()
+			} else {
+				wg.Go(relay)
+			}
 		}
 	})
 	return ln.Addr().String()
@@ -77,7 +87,7 @@ func TestSlowServerNeverSilentlyPartial(t *testing.T) {
 				port := freePort(t) // a server of its own: s_server serves one connection at a time
 				addr := startServer(t, port, openssl, "s_server", "-accept", "127.0.0.1:"+strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
 					"-cert_chain", f.inter, "-tls1_2", "-serverpref", "-cipher", suites, "-www", "-quiet")
-				proxy := delayingProxy(t, addr, delay)
+				proxy := delayingProxy(t, addr, delay, false)
 				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 				defer cancel()
 				start := time.Now()
@@ -110,5 +120,41 @@ func TestSlowServerNeverSilentlyPartial(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestSerialSlowFrontNeverSilentlyPartial: the same server behind a
+// front that serves one connection at a time, each held 2 s, with
+// probeTimeout 3 s: parallel probes queue behind each other and time
+// out. Whatever the scan gets through, it never reports a shorter suite
+// list or an order as if complete: the list is the server's four in its
+// order, or tls12 is named unfinished and the result is partial. (Before
+// issue 26, the timed-out probes read as refusals: 1 or 2 suites,
+// preference unknown, partial false.)
+func TestSerialSlowFrontNeverSilentlyPartial(t *testing.T) {
+	openssl := needTool(t, "openssl", "openssl")
+	f := writePKI(t, testNow.AddDate(0, -1, 0), testNow.AddDate(0, 6, 0), testNow.AddDate(-1, 0, 0))
+	port := freePort(t)
+	addr := startServer(t, port, openssl, "s_server", "-accept", "127.0.0.1:"+strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
+		"-cert_chain", f.inter, "-tls1_2", "-serverpref", "-cipher",
+		"ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-SHA:ECDHE-RSA-AES128-SHA", "-www", "-quiet")
+	proxy := delayingProxy(t, addr, 2*time.Second, true)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	res, err := Scan(ctx, dialer(proxy), "real.test", Options{Roots: f.rootPool, Now: func() time.Time { return testNow }, ProbeTimeout: 3 * time.Second})
+	if err != nil {
+		t.Logf("no version found: %v", err)
+		if !errors.Is(err, ErrNoProtocol) || !strings.Contains(reason(err), "no answer") {
+			t.Errorf("got %v, want ErrNoProtocol saying a version went unanswered (not a refusal)", err)
+		}
+		return
+	}
+	got := res.CipherSuites.TLS12
+	t.Logf("suites %v, preference %s, partial %v, unfinished %+v", got.Suites, got.Preference, res.Partial, res.Unfinished)
+	complete := slices.Equal(got.Suites, []string{"TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+		"TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA"}) && got.Preference == PreferenceServer
+	named := res.Partial && (slices.Contains(res.Unfinished.CipherSuites, "tls12") || slices.Contains(res.Unfinished.Protocols, "tls12"))
+	if !complete && !named {
+		t.Errorf("got suites %v preference %s, partial %v, unfinished %+v: an incomplete list reported as complete", got.Suites, got.Preference, res.Partial, res.Unfinished)
 	}
 }
