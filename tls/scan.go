@@ -99,7 +99,8 @@ type Result struct {
 	// make an A an A-.
 	GradeReasons []string `json:"gradeReasons"`
 	// ClientSimulation says what each of a documented list of real
-	// clients (docs/tls.md) would negotiate, or why it fails.
+	// clients (docs/tls.md) would negotiate, or why it fails; null when
+	// no version from SSL 3.0 up was found.
 	ClientSimulation []SimulatedClient `json:"clientSimulation"`
 	// SupportedGroups are the key-exchange groups the server accepts.
 	SupportedGroups SupportedGroups `json:"supportedGroups"`
@@ -291,6 +292,8 @@ type scanner struct {
 	// the token of the one probe in flight.
 	serial atomic.Bool
 	one    chan struct{}
+	// alive is set once any probe got an answer or an alert.
+	alive atomic.Bool
 
 	mu         sync.Mutex
 	connectErr *failure // the last failed connection
@@ -405,7 +408,7 @@ func (s *scanner) noProtocol(ctx context.Context) error {
 				slices.IndexFunc(protocols, func(p protocol) bool { return p.name == b })
 		})
 		reason := "no answer in " + seconds(s.opts.ProbeTimeout) + " to the " + strings.Join(unanswered, ", ") +
-			" hello, retried once; the other versions: " + s.answer.reason
+			" hello; the other versions: " + s.answer.reason
 		return &NoProtocolError{Reason: reason, Err: errUnanswered}
 	case s.connectErr != nil && !s.connected:
 		return &NoProtocolError{Reason: s.connectErr.reason, Err: s.connectErr.err}
@@ -537,9 +540,10 @@ func (s *scanner) noteAnswer(f failure) {
 	}
 }
 
-// errUnanswered means a probe got no answer twice: it timed out or
-// the connection was reset, and again on its one retry. What it was to
-// find is unfinished, never a refusal.
+// errUnanswered means a probe got no answer: it timed out or the
+// connection was reset, and again on its one retry (a server that has
+// answered nothing yet gets none). What it was to find is unfinished,
+// never a refusal.
 var errUnanswered = errors.New("tls: no answer to the probe, nor to its retry")
 
 // withConn waits until fewer than Parallel probes are in flight, then
@@ -549,16 +553,22 @@ var errUnanswered = errors.New("tls: no answer to the probe, nor to its retry")
 // one by one (s_server) or is slow makes the parallel probes queue
 // behind each other until they time out. Failing again, the error
 // wraps errUnanswered.
+//
+// A server that has answered nothing yet is not retried: a silent
+// server stays silent, and retrying each probe one by one would only
+// delay saying so.
 func (s *scanner) withConn(ctx context.Context, f func(ctx context.Context, conn net.Conn) error) error {
 	err := s.attempt(ctx, f)
 	if !s.retriable(ctx, err) {
 		return err
 	}
-	s.serial.Store(true)
-	if err = s.attempt(ctx, f); s.retriable(ctx, err) {
-		return fmt.Errorf("%w: %w", errUnanswered, err)
+	if s.alive.Load() {
+		s.serial.Store(true)
+		if err = s.attempt(ctx, f); !s.retriable(ctx, err) {
+			return err
+		}
 	}
-	return err
+	return fmt.Errorf("%w: %w", errUnanswered, err)
 }
 
 // retriable reports whether err is a probe's own timeout or a reset,
@@ -597,7 +607,12 @@ func (s *scanner) attempt(ctx context.Context, f func(ctx context.Context, conn 
 		return err
 	}
 	defer conn.Close()
-	return f(ctx, conn)
+	err = f(ctx, conn)
+	var alert *alertError
+	if err == nil || errors.As(err, &alert) || remoteAlert(err) {
+		s.alive.Store(true) // an answer, or a refusal in words
+	}
+	return err
 }
 
 // ended is ctx.Err(), or DeadlineExceeded once ctx's deadline has

@@ -36,7 +36,16 @@ type SimulatedClient struct {
 // key share, and a server wanting another of the client's groups names
 // it in a HelloRetryRequest, which a real client then follows) and
 // reads the server's choice.
+//
+// Nil when no version from SSL 3.0 up was found: there is nothing to
+// simulate against.
 func (s *scanner) simulateClients(ctx context.Context) []SimulatedClient {
+	s.mu.Lock()
+	none := len(s.versions) == 0
+	s.mu.Unlock()
+	if none {
+		return nil
+	}
 	out := make([]SimulatedClient, len(simClients))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
