@@ -105,8 +105,6 @@ func rate(r *Result) (grade string, reasons []string) {
 	}
 	if !p.TLS12 && !p.TLS13 {
 		gr.capAt("C", "neither TLS 1.2 nor TLS 1.3 is offered")
-	} else if !p.TLS12 {
-		gr.capAt("C", "TLS 1.2 is not offered")
 	}
 	if !p.TLS13 {
 		gr.warnings = append(gr.warnings, "TLS 1.3 is not offered")
