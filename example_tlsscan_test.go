@@ -41,7 +41,7 @@ func ExampleClient_TLSScan() {
 	}
 	fmt.Printf("%+v\n", res.Protocols)
 	fmt.Println(res.Certificate.Issuer.Organization, res.Certificate.HostnameMatches, res.Certificate.Trusted)
-	fmt.Println(res.Vulnerabilities.RC4.Vulnerable, res.Vulnerabilities.Sweet32.Vulnerable)
+	fmt.Println(res.Vulnerabilities.RC4.Found(), res.Vulnerabilities.Sweet32.Found())
 	// Output:
 	// {SSL2:false SSL3:false TLS10:false TLS11:false TLS12:true TLS13:true}
 	// Acme Co true true

@@ -6,6 +6,11 @@
 #   bench/tlsscan.sh                 # 11 runs each, 3 of testssl (about 2 min a run)
 #   RUNS=21 TESTSSL_RUNS=0 bench/tlsscan.sh
 #   RUNS=1 CONFIGS='renegotiation|heartbeat' bench/tlsscan.sh   # only the configurations matching
+#   TESTSSL=/path/to/testssl.sh bench/tlsscan.sh   # another testssl, e.g. 3.2 for its rating
+#
+# Per configuration it also prints sitediag's grade and client
+# simulation beside testssl's rating and client simulation (testssl 3.2
+# and later rate; Debian 12's 3.0.8 does not, and prints no grade).
 #
 # testssl runs with --nodns none: the targets are loopback addresses, and
 # its DNS look-ups (CAA, rDNS) only wait for time-outs offline.
@@ -17,7 +22,8 @@ TESTSSL_RUNS=${TESTSSL_RUNS:-3}
 
 need=()
 command -v sslscan >/dev/null || need+=(sslscan)
-[ "$TESTSSL_RUNS" -gt 0 ] && ! command -v testssl >/dev/null && need+=(testssl.sh)
+TESTSSL=${TESTSSL:-testssl}
+[ "$TESTSSL_RUNS" -gt 0 ] && ! command -v "$TESTSSL" >/dev/null && need+=(testssl.sh)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "bench: missing ${need[*]} (apt-get install ${need[*]} as root)" >&2
@@ -71,7 +77,7 @@ grep -E '^(SSLv[23]|TLSv1\.[0-3]) +enabled' "$work/sslscan.out" | awk '{print $1
 tools=(sitediag sslscan)
 if [ "$TESTSSL_RUNS" -gt 0 ]; then
   # testssl will not write over a CSV file: each run gets a new one.
-  testssl_run() { rm -f "$work/testssl.csv"; testssl --quiet --color 0 --warnings off --nodns none --csvfile "$work/testssl.csv" "$addr"; }
+  testssl_run() { rm -f "$work/testssl.csv"; "$TESTSSL" --quiet --color 0 --warnings off --nodns none --csvfile "$work/testssl.csv" "$addr"; }
   time_runs testssl "$TESTSSL_RUNS" testssl_run
   awk -F'","' '$5 ~ /^offered/ {print $1}' "$work/testssl.csv" | tr -d '"' |
     sed -n 's/^SSLv2$/SSLv2/p; s/^SSLv3$/SSLv3/p; s/^TLS1$/TLSv1.0/p; s/^TLS1_1$/TLSv1.1/p; s/^TLS1_2$/TLSv1.2/p; s/^TLS1_3$/TLSv1.3/p' >"$work/testssl.protocols"
@@ -118,6 +124,7 @@ mkdir -p "$pki"
   openssl req -newkey rsa:2048 -nodes -keyout leaf.key -out leaf.csr -subj /CN=localhost 2>/dev/null
   printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >leaf.ext
   openssl x509 -req -in leaf.csr -CA inter.pem -CAkey inter.key -CAcreateserial -out leaf.pem -days 365 -extfile leaf.ext 2>/dev/null
+  cat leaf.pem inter.pem >chain.pem
   # RFC 2409 Oakley group 2, the 1024-bit common prime testssl flags.
   printf '%s\n' '-----BEGIN DH PARAMETERS-----' \
     'MIGHAoGBAP//////////yQ/aoiFowjTExmKLgNwc0SkCTgiKZ8x0Agu+pjsTmyJR' \
@@ -137,6 +144,9 @@ configs=(
   "TLS 1.0-1.2 RSA key transport, no tickets (ROBOT, fallback)|openssl s_server ${base[*]} -cert_chain $pki/inter.pem -no_tls1_3 -cipher AES128-SHA:AES256-GCM-SHA384:@SECLEVEL=0 -no_ticket"
   "no session cache, no tickets|openssl s_server ${base[*]} -cert_chain $pki/inter.pem -no_ticket -no_cache"
   "gnutls heartbeat|gnutls-serv --x509certfile $pki/leaf.pem --x509keyfile $pki/leaf.key --heartbeat --quiet"
+  "TLS 1.3 only|openssl s_server ${base[*]} -cert_chain $pki/inter.pem -tls1_3"
+  "TLS 1.0-1.3, OpenSSL DEFAULT at security level 0|openssl s_server ${base[*]} -cert_chain $pki/inter.pem -cipher DEFAULT:@SECLEVEL=0"
+  "gnutls NORMAL with its chain|gnutls-serv --x509certfile $pki/chain.pem --x509keyfile $pki/leaf.key --quiet"
   "gnutls without RFC 5746|gnutls-serv --x509certfile $pki/leaf.pem --x509keyfile $pki/leaf.key --priority NORMAL:%DISABLE_SAFE_RENEGOTIATION --quiet"
 )
 echo
@@ -157,9 +167,15 @@ for c in "${configs[@]}"; do
   t0=$(now_ms)
   printf '  %-9s %s\n' sitediag "$("$work/tlsscan" -roots "$pki/root.pem" -verdicts "https://127.0.0.1:$port" 2>&1)"
   ours_ms=$(($(now_ms) - t0))
+  # s_server serves one connection at a time and sleeps 1 s after
+  # refusing a renegotiation (each tool tests it): let that pass before
+  # the next tool, so none is timed with another's wait.
+  settle() { sleep 1.2; }
+  settle
   t0=$(now_ms)
   sslscan --no-colour "127.0.0.1:$port" >"$work/cfg.sslscan" 2>&1 || true
   ssl_ms=$(($(now_ms) - t0))
+  settle
   # A tool that found nothing leaves an empty column, not a failed bench.
   protos=$(grep -E '^(SSLv[23]|TLSv1\.[0-3]) +enabled' "$work/cfg.sslscan" | awk '{print $1}' | paste -sd' ' || true)
   kx=$(grep -E '^(Preferred|Accepted)' "$work/cfg.sslscan" | grep -oE '(DHE [0-9]+ bits|Curve [^ ]+)' | sort -u | paste -sd',' || true)
@@ -174,12 +190,17 @@ for c in "${configs[@]}"; do
   if [ "$TESTSSL_RUNS" -gt 0 ]; then
     rm -f "$work/cfg.csv"
     t0=$(now_ms)
-    testssl --quiet --color 0 --warnings batch --nodns none --csvfile "$work/cfg.csv" "127.0.0.1:$port" >/dev/null 2>&1 || true
+    "$TESTSSL" --quiet --color 0 --warnings batch --nodns none --add-ca "$pki/root.pem" --csvfile "$work/cfg.csv" "127.0.0.1:$port" >/dev/null 2>&1 || true
     tssl_ms=$(($(now_ms) - t0))
+    settle
     printf '  %-9s %s\n' testssl "$(awk -F'","' '$1 ~ /^"(LOGJAM|LOGJAM-common_primes|BEAST|cert_chain_of_trust|DH_groups|FS_ECDHE_curves|cert_trust|heartbleed|ROBOT|secure_renego|secure_client_renego|fallback_SCSV|sessionresumption_ticket|sessionresumption_ID)$/ {gsub(/"/, "", $1); v = $4; if ($1 ~ /^sessionresumption/) {v = $5; gsub(/[" ]+/, "_", v)}; print $1"="v}' "$work/cfg.csv" | paste -sd' ')"
+    printf '  %-9s grade %s (%s)\n' testssl "$(awk -F'","' '$1 == "\"overall_grade" {print $5}' "$work/cfg.csv" | tr -d '"')" \
+      "$(awk -F'","' '$1 ~ /^"grade_cap_(reason|warning)/ {print $5}' "$work/cfg.csv" | tr -d '"' | paste -sd';')"
+    awk -F'","' '$1 ~ /^"clientsimulation-/ {gsub(/"/, "", $1); sub(/^clientsimulation-/, "", $1); gsub(/"/, "", $5); printf "    sim %-30s %s\n", $1, $5}' "$work/cfg.csv"
     line+=", sitediag/testssl $(awk -v a="$ours_ms" -v b="$tssl_ms" 'BEGIN {printf "%.3f", a / b}') ($tssl_ms ms)"
   fi
   echo "$line"
+  echo "  sitediag $("$work/tlsscan" -roots "$pki/root.pem" -grade "https://127.0.0.1:$port" 2>&1)"
   kill "$cfg_pid" 2>/dev/null || true
   wait "$cfg_pid" 2>/dev/null || true
 done

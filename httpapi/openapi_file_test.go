@@ -61,7 +61,7 @@ func describedAPI() openapigen.API {
 		Custom:      customSchemas,
 		Renames:     renames,
 		CommonCodes: commonCodes, KeyedCodes: keyedCodes, ArtifactCodes: []sitediag.Code{CodeNotFound, sitediag.CodeInternal},
-		Status:      Status,
+		Status:  Status,
 		Success: typeOf[successEnvelope](), Error: typeOf[errorEnvelope](),
 		Health: typeOf[healthBody](), ServiceHealth: typeOf[serviceHealthBody](),
 	}

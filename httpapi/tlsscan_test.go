@@ -63,7 +63,8 @@ func TestTLSScanShape(t *testing.T) {
 	}
 
 	d := data.(map[string]any)
-	if got, want := keys(d), []string{"advisory", "certificate", "cipherSuites", "partial", "protocols", "unfinished", "vulnerabilities"}; !slices.Equal(got, want) {
+	if got, want := keys(d), []string{"advisory", "certificate", "cipherSuites", "clientCertificateCaNames", "clientCertificateRequested",
+		"clientCertificateRequired", "clientSimulation", "grade", "gradeReasons", "partial", "protocols", "supportedGroups", "unfinished", "vulnerabilities"}; !slices.Equal(got, want) {
 		t.Errorf("data keys: got %v, want %v", got, want)
 	}
 	wantProtocols := map[string]any{"ssl2": false, "ssl3": false, "tls10": false, "tls11": false, "tls12": true, "tls13": true}

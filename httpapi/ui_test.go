@@ -263,7 +263,7 @@ func TestUIReport(t *testing.T) {
 		}{
 			"screenshot": {"done", []string{"as Chromium rendered it"}},
 			"up":         {"done", []string{"Up: Site is up (200 OK)", "301", target + "/old", target + "/"}},
-			"tls":        {"done", []string{"days left (renew now)", "TLS 1.3yes", "SSL 3.0no", "Fixture Shop", "Not vulnerable to any of"}},
+			"tls":        {"done", []string{"days left (renew now)", "TLS 1.3yes", "SSL 3.0no", "Fixture Shop", "Not vulnerable to any of", "Grade ", "Client simulation", "Chromium 156"}},
 			"dns":        {"done", []string{"127.0.0.1", "10 mail.shop.test", "DNSSEC: bogus for zone shop.test"}},
 			"timing":     {"done", []string{"Redirects", "DNS", "Connect", "TLS", "Wait", "Download", "Total"}},
 			"protocols":  {"done", []string{"HTTP/1.1yes", "HTTP/2yes"}},

@@ -16,12 +16,17 @@ import (
 	"hash"
 	"math"
 	"net"
+	"slices"
 	"strings"
 	"time"
 
 	"golang.org/x/crypto/cryptobyte"
 	cbasn1 "golang.org/x/crypto/cryptobyte/asn1"
 )
+
+// CertificateNotRead is Certificate.AuthorizationError when the scan
+// could not read the certificate: it says nothing of the server's.
+const CertificateNotRead = "CERTIFICATE_NOT_READ"
 
 // expiryLayout is OpenSSL's text form of a certificate time.
 const expiryLayout = "Jan _2 15:04:05 2006 GMT"
@@ -52,9 +57,10 @@ type Certificate struct {
 	HostnameMatches bool `json:"hostnameMatches"`
 	// SelfSigned is true when the leaf is signed by its own key.
 	SelfSigned bool `json:"selfSigned"`
-	// KeyType is RSA, ECDSA, Ed25519 or DSA.
+	// KeyType is RSA, RSA-PSS (an RSA key bound to PSS signatures), ECDSA,
+	// Ed25519 or DSA; "unknown" for any other.
 	KeyType string `json:"keyType"`
-	// KeyBits is the public key's size: the modulus for RSA and DSA, the
+	// KeyBits is the public key's size: the modulus for RSA, RSA-PSS and DSA, the
 	// curve for ECDSA.
 	KeyBits int `json:"keyBits"`
 	// WeakKey is true for RSA or DSA under 2048 bits and ECDSA under 224.
@@ -76,8 +82,15 @@ type Certificate struct {
 	// (CERT_HAS_EXPIRED, CERT_NOT_YET_VALID, DEPTH_ZERO_SELF_SIGNED_CERT,
 	// SELF_SIGNED_CERT_IN_CHAIN, UNABLE_TO_VERIFY_LEAF_SIGNATURE,
 	// UNABLE_TO_GET_ISSUER_CERT_LOCALLY, ERR_TLS_CERT_ALTNAME_INVALID,
-	// CERT_UNTRUSTED, NO_PEER_CERTIFICATE); null when trusted.
+	// CERT_UNTRUSTED, NO_PEER_CERTIFICATE when only anonymous suites are
+	// accepted, CertificateNotRead when it could not be read); null when
+	// trusted.
 	AuthorizationError *string `json:"authorizationError"`
+	// NotRead says why the certificate could not be read (crypto/tls
+	// could not complete a handshake, and no version sent it in a form
+	// the scan reads); AuthorizationError is then CERTIFICATE_NOT_READ.
+	// Empty when it was read.
+	NotRead string `json:"notRead,omitempty"`
 	// Chain is the chain as the server presented it.
 	Chain Chain `json:"chain"`
 	// ForwardSecrecy describes the key exchange of the full handshake.
@@ -95,12 +108,18 @@ type Issuer struct {
 type Chain struct {
 	// Length is the number of certificates presented.
 	Length int `json:"length"`
-	// Complete is true when each presented certificate is issued by the
-	// next and the last is a root (self-signed) or is issued by one of
-	// the trust anchors: a property of what was sent, independent of
-	// dates. Trust and expiry are judged apart (Certificate.Trusted,
-	// IsExpired).
+	// Complete is true when the presented certificates, in whatever
+	// order, link the leaf to a root (self-signed) or to a certificate
+	// issued by one of the trust anchors: nothing is missing. A property
+	// of what was sent, independent of dates; trust and expiry are
+	// judged apart (Certificate.Trusted, IsExpired).
 	Complete bool `json:"complete"`
+	// Ordered is true when each presented certificate is issued by the
+	// next, as TLS requires before 1.3 and strict clients expect; false
+	// for a chain in the wrong order or with a certificate that belongs
+	// to no path (testssl: "ordering problem"), which may still be
+	// complete.
+	Ordered bool `json:"ordered"`
 	// Certificates are the presented certificates in order.
 	Certificates []ChainEntry `json:"certificates"`
 }
@@ -162,7 +181,7 @@ func describeCertificate(chain []*x509.Certificate, host string, roots *x509.Cer
 		SerialNumber:           fmt.Sprintf("%X", leaf.SerialNumber.Bytes()),
 		FingerprintSHA256:      fingerprint(sha256.New, leaf.Raw),
 	}
-	c.KeyType, c.KeyBits, c.WeakKey = keyInfo(leaf.PublicKey)
+	c.KeyType, c.KeyBits, c.WeakKey = keyInfo(leaf)
 
 	intermediates := x509.NewCertPool()
 	for _, ic := range chain[1:] {
@@ -176,7 +195,8 @@ func describeCertificate(chain []*x509.Certificate, host string, roots *x509.Cer
 	linked := linkedPrefix(chain)
 	c.Chain = Chain{
 		Length:       len(chain),
-		Complete:     linked == len(chain) && anchored(chain[len(chain)-1], roots),
+		Complete:     complete(chain, roots),
+		Ordered:      linked == len(chain),
 		Certificates: make([]ChainEntry, len(chain)),
 	}
 	for i, cert := range chain {
@@ -207,6 +227,24 @@ func linkedPrefix(chain []*x509.Certificate) int {
 		n++
 	}
 	return n
+}
+
+// complete reports whether the certificates of chain, taken in any
+// order, lead from the leaf to a root or to a certificate a trust
+// anchor of roots issued.
+func complete(chain []*x509.Certificate, roots *x509.CertPool) bool {
+	cur, left := chain[0], slices.Clone(chain[1:])
+	for {
+		if anchored(cur, roots) {
+			return true
+		}
+		i := slices.IndexFunc(left, func(c *x509.Certificate) bool { return issuedBy(cur, c) })
+		if i < 0 {
+			return false
+		}
+		cur = left[i]
+		left = slices.Delete(left, i, i+1)
+	}
 }
 
 // issuedBy reports whether parent's key signed c under parent's name.
@@ -269,8 +307,19 @@ func selfSigned(c *x509.Certificate) bool {
 	return bytes.Equal(c.RawIssuer, c.RawSubject) && c.CheckSignature(c.SignatureAlgorithm, c.RawTBSCertificate, c.Signature) == nil
 }
 
-func keyInfo(pub any) (typ string, bits int, weak bool) {
-	switch k := pub.(type) {
+// oidRSAPSS is RSASSA-PSS (RFC 4055) as a key's algorithm: an RSA key
+// bound to PSS signatures, which crypto/x509 leaves unparsed.
+var oidRSAPSS = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 10}
+
+// keyInfo describes c's public key: its type, size, and whether it is
+// too weak.
+func keyInfo(c *x509.Certificate) (typ string, bits int, weak bool) {
+	if c.PublicKeyAlgorithm == x509.UnknownPublicKeyAlgorithm {
+		if n := rsaPSSBits(c.RawSubjectPublicKeyInfo); n > 0 {
+			return "RSA-PSS", n, n < 2048
+		}
+	}
+	switch k := c.PublicKey.(type) {
 	case *rsa.PublicKey:
 		return "RSA", k.N.BitLen(), k.N.BitLen() < 2048
 	case *ecdsa.PublicKey:
@@ -282,6 +331,26 @@ func keyInfo(pub any) (typ string, bits int, weak bool) {
 		return "DSA", k.P.BitLen(), k.P.BitLen() < 2048
 	}
 	return "unknown", 0, false
+}
+
+// rsaPSSBits returns the modulus size of an RSASSA-PSS key in spki, 0
+// when spki holds another kind of key.
+func rsaPSSBits(spki []byte) int {
+	var info struct {
+		Algorithm struct {
+			Algorithm  asn1.ObjectIdentifier
+			Parameters asn1.RawValue `asn1:"optional"`
+		}
+		PublicKey asn1.BitString
+	}
+	if rest, err := asn1.Unmarshal(spki, &info); err != nil || len(rest) > 0 || !info.Algorithm.Algorithm.Equal(oidRSAPSS) {
+		return 0
+	}
+	k, err := x509.ParsePKCS1PublicKey(info.PublicKey.RightAlign())
+	if err != nil {
+		return 0
+	}
+	return k.N.BitLen()
 }
 
 func weakSignature(a x509.SignatureAlgorithm) bool {

@@ -59,7 +59,7 @@ func TestScanHeartbleed(t *testing.T) {
 				t.Fatal(err)
 			}
 			hb := res.Vulnerabilities.Heartbleed
-			if hb.Heartbeat == nil || *hb.Heartbeat != tt.heartbeat || hb.Vulnerable != tt.vulnerable {
+			if hb.Heartbeat == nil || *hb.Heartbeat != tt.heartbeat || hb.Found() != tt.vulnerable {
 				t.Fatalf("got %+v (heartbeat %v), want heartbeat %v vulnerable %v", hb, hb.Heartbeat, tt.heartbeat, tt.vulnerable)
 			}
 			if tt.vulnerable && (len(hb.Evidence) != 1 || !strings.Contains(hb.Evidence[0], "16 bytes read beyond the request")) {
@@ -123,7 +123,7 @@ func TestScanROBOT(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := res.Vulnerabilities.ROBOT
-			if got.Vulnerable != (len(tt.evidence) > 0) || !slices.Equal(got.Evidence, tt.evidence) || orNull(got.RSAKeyTransport) != strconv.FormatBool(tt.rsa) {
+			if got.Found() != (len(tt.evidence) > 0) || !slices.Equal(got.Evidence, tt.evidence) || orNull(got.RSAKeyTransport) != strconv.FormatBool(tt.rsa) {
 				t.Errorf("got %+v, want evidence %q", got, tt.evidence)
 			}
 		})
@@ -215,5 +215,30 @@ func TestScanFallbackSCSVIgnored(t *testing.T) {
 	}
 	if got := res.Vulnerabilities.Poodle.FallbackSCSV; !res.Protocols.TLS11 || !res.Protocols.TLS12 || got == nil || *got {
 		t.Errorf("got protocols %+v, fallbackScsv %v; want TLS 1.1 and 1.2, false", res.Protocols, got)
+	}
+}
+
+// A check that cannot run reads not tested, with its reason, never
+// false: a TLS 1.3-only server has nothing for the Heartbleed, ROBOT and
+// renegotiation checks, which need TLS 1.0–1.2.
+func TestChecksNotTestedAreNull(t *testing.T) {
+	ca := newCA(t)
+	cert := ca.issue(t, certSpec{cn: "site.test", dnsNames: []string{"site.test"}})
+	addr := serveTLS(t, &cryptotls.Config{Certificates: []cryptotls.Certificate{cert}, MinVersion: cryptotls.VersionTLS13})
+	res, err := scanAt(t, addr, "site.test", ca.pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := res.Vulnerabilities
+	for name, f := range map[string]Finding{"heartbleed": v.Heartbleed.Finding, "robot": v.ROBOT.Finding, "renegotiation": v.Renegotiation.Finding} {
+		if f.Vulnerable != nil || f.NotTestedReason == "" {
+			t.Errorf("%s: got vulnerable %v, reason %q; want null with a reason", name, orNull(f.Vulnerable), f.NotTestedReason)
+		}
+	}
+	if s := res.Advisory.SessionIDResumption; s.Supported != nil || !strings.HasPrefix(s.Details, "not tested") {
+		t.Errorf("sessionIdResumption: got %+v, want not tested", s)
+	}
+	if f := v.RC4; f.Vulnerable == nil || *f.Vulnerable {
+		t.Errorf("rc4: got %+v, want tested, not vulnerable", f)
 	}
 }

@@ -46,7 +46,9 @@ func classify(err error, timeout time.Duration) failure {
 		return failure{4, "not TLS: it answered HTTP", err}
 	case errors.Is(err, errMalformed):
 		return failure{3, "not TLS: it answered with bytes that are neither TLS nor SSL", err}
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET):
+	case errors.Is(err, syscall.ECONNRESET):
+		return failure{2, "the server reset the connection (TCP RST) without answering", err}
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return failure{2, "the server closed the connection without answering", err}
 	case errors.As(err, &ne) && ne.Timeout():
 		return failure{1, "no answer in " + seconds(timeout), err}

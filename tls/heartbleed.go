@@ -41,11 +41,13 @@ func (s *scanner) heartbleed(ctx context.Context) Heartbleed {
 	hb := Heartbleed{Finding: Finding{Evidence: []string{}}}
 	v := s.legacyVersion()
 	if v == 0 {
+		hb.notTested("no version from TLS 1.0 to TLS 1.2")
 		return hb
 	}
 	h := hello{version: v, suites: suitesFor(false), serverName: s.serverName, heartbeat: true}
-	s.converse(ctx, h, readNeeds{}, func(conn net.Conn, rep *reply) error {
+	err := s.converse(ctx, h, readNeeds{}, func(conn net.Conn, rep *reply) error {
 		hb.Heartbeat = ptr(rep.heartbeat)
+		hb.tested(false)
 		if !rep.heartbeat {
 			return nil
 		}
@@ -53,14 +55,18 @@ func (s *scanner) heartbleed(ctx context.Context) Heartbleed {
 			return err
 		}
 		if n := heartbeatAnswer(conn); n > heartbeatPayload {
-			hb.Vulnerable = true
+			hb.tested(true)
 			hb.Evidence = []string{fmt.Sprintf("%s heartbeat request of %d bytes claiming %d answered with %d: %d bytes read beyond the request",
 				versionName(v), heartbeatPayload, heartbeatPayload+heartbeatOverRead, n, n-heartbeatPayload)}
 		}
 		return nil
 	})
-	if s.cutShort(ctx, "heartbleed") {
+	switch {
+	case s.cutShort(ctx, "heartbleed", err):
 		hb.Heartbeat = nil
+		hb.notTested("not finished: the deadline came, or the probe went unanswered")
+	case hb.Vulnerable == nil:
+		hb.notTested("the hello with the heartbeat extension was refused: " + classify(err, s.opts.ProbeTimeout).reason)
 	}
 	return hb
 }

@@ -24,11 +24,12 @@ const (
 	recordAlert     = 21
 	recordHandshake = 22
 
-	typeClientHello       = 1
-	typeServerHello       = 2
-	typeCertificate       = 11
-	typeServerKeyExchange = 12
-	typeServerHelloDone   = 14
+	typeClientHello        = 1
+	typeServerHello        = 2
+	typeCertificate        = 11
+	typeServerKeyExchange  = 12
+	typeCertificateRequest = 13
+	typeServerHelloDone    = 14
 )
 
 // Extension code points.
@@ -96,8 +97,9 @@ type hello struct {
 	serverName string
 	// fallback adds TLS_FALLBACK_SCSV.
 	fallback bool
-	// groups, when set, replaces the TLS 1.3 hello's supported_groups;
-	// its X25519 key share is sent only when X25519 is among them.
+	// groups, when set, replaces the hello's supported_groups; a TLS
+	// 1.3 hello's X25519 key share is sent only when X25519 is among
+	// them.
 	groups []uint16
 	// heartbeat offers the heartbeat extension (RFC 6520), peer allowed
 	// to send.
@@ -110,6 +112,31 @@ type hello struct {
 	// because the server has no RFC 5746.
 	renegotiating bool
 	verifyData    []byte
+	// shares, when set, are the TLS 1.3 key shares sent in place of the
+	// one X25519 share.
+	shares []keyShare
+	// minVersion, for a TLS 1.3 hello, is the oldest version
+	// supported_versions lists (TLS 1.3 alone when zero); below TLS 1.3
+	// the hello carries the extensions of the older versions too.
+	minVersion uint16
+	// noCompression offers the null compression method alone, as every
+	// client does, rather than DEFLATE too.
+	noCompression bool
+}
+
+// oldest is the oldest version the hello offers.
+func (h hello) oldest() uint16 {
+	if h.version == versionTLS13 && h.minVersion != 0 {
+		return h.minVersion
+	}
+	return h.version
+}
+
+// keyShare is one TLS 1.3 key share: a group and the client's public
+// key in it.
+type keyShare struct {
+	group  uint16
+	public []byte
 }
 
 // marshal returns the hello as one handshake record.
@@ -134,7 +161,7 @@ func (h hello) marshal() []byte {
 		for _, s := range h.suites {
 			b.AddUint16(s)
 		}
-		if h.version < versionTLS13 && !h.renegotiating {
+		if h.oldest() < versionTLS13 && !h.renegotiating {
 			b.AddUint16(scsvRenegotiation)
 		}
 		if h.fallback {
@@ -142,7 +169,7 @@ func (h hello) marshal() []byte {
 		}
 	})
 	b.AddUint8LengthPrefixed(func(b *cryptobyte.Builder) {
-		if h.version < versionTLS13 {
+		if h.version < versionTLS13 && !h.noCompression {
 			b.AddUint8(1) // DEFLATE: a server that picks it is open to CRIME
 		}
 		b.AddUint8(0)
@@ -183,14 +210,14 @@ func (h hello) extensions() []byte {
 		})
 	}
 	groups := legacyGroups
-	if h.version == versionTLS13 {
+	switch {
+	case h.groups != nil:
+		groups = h.groups
+	case h.version == versionTLS13:
 		groups = tls13Groups
-		if h.groups != nil {
-			groups = h.groups
-		}
 	}
 	addExtension(&b, extSupportedGroups, func(b *cryptobyte.Builder) { addUint16List(b, groups) })
-	if h.version < versionTLS13 {
+	if h.oldest() < versionTLS13 {
 		addExtension(&b, extECPointFormats, func(b *cryptobyte.Builder) {
 			b.AddUint8LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes([]byte{0, 1, 2}) })
 		})
@@ -209,11 +236,19 @@ func (h hello) extensions() []byte {
 	}
 	if h.version == versionTLS13 {
 		addExtension(&b, extSupportedVersions, func(b *cryptobyte.Builder) {
-			b.AddUint8LengthPrefixed(func(b *cryptobyte.Builder) { b.AddUint16(versionTLS13) })
+			b.AddUint8LengthPrefixed(func(b *cryptobyte.Builder) {
+				for v := versionTLS13; v >= h.oldest() && v >= versionTLS10; v-- {
+					b.AddUint16(v)
+				}
+			})
 		})
 		addExtension(&b, extKeyShare, func(b *cryptobyte.Builder) {
 			b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) {
-				if slices.Contains(groups, groupX25519) { // else an empty list: the server names its group
+				for _, ks := range h.shares {
+					b.AddUint16(ks.group)
+					b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes(ks.public) })
+				}
+				if h.shares == nil && slices.Contains(groups, groupX25519) { // else an empty list: the server names its group
 					b.AddUint16(groupX25519)
 					b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes(x25519Share()) })
 				}

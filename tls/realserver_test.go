@@ -140,6 +140,15 @@ func writePKI(t *testing.T, leafFrom, leafTo, interFrom time.Time) pkiFiles {
 	return f
 }
 
+// sServer returns the arguments of an s_server serving f's leaf and
+// intermediate on port, with args added.
+func (f pkiFiles) sServer(openssl string) func(port int, args ...string) []string {
+	return func(port int, args ...string) []string {
+		return append([]string{openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
+			"-cert_chain", f.inter, "-www", "-quiet"}, args...)
+	}
+}
+
 func mustCert(t *testing.T, tmpl, parent *x509.Certificate, pub, priv any) []byte {
 	t.Helper()
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, pub, priv)
@@ -321,11 +330,11 @@ func TestRealKeyExchangeGroups(t *testing.T) {
 				gotFS = fmt.Sprintf("%s %s %d", *fs.EphemeralKeyType, *fs.EphemeralKeyName, *fs.EphemeralKeySize)
 			}
 			t.Logf("ours: keyExchange %v, logjam %v %v, forwardSecrecy %s; peer: %s",
-				got, res.Vulnerabilities.Logjam.Vulnerable, res.Vulnerabilities.Logjam.Evidence, gotFS, tt.peer)
+				got, res.Vulnerabilities.Logjam.Found(), res.Vulnerabilities.Logjam.Evidence, gotFS, tt.peer)
 			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
 				t.Errorf("keyExchange: got %v, want %v", got, tt.want)
 			}
-			if res.Vulnerabilities.Logjam.Vulnerable != tt.logjam {
+			if res.Vulnerabilities.Logjam.Found() != tt.logjam {
 				t.Errorf("logjam: got %+v, want vulnerable %v", res.Vulnerabilities.Logjam, tt.logjam)
 			}
 			if gotFS != tt.fs {
@@ -392,7 +401,7 @@ func TestTLS13PostQuantumGroups(t *testing.T) {
 			t.Errorf("TLS 1.3 groups %v lack %s", names, want)
 		}
 	}
-	if !res.Advisory.PostQuantum.Supported {
+	if !res.Advisory.PostQuantum.Found() {
 		t.Errorf("postQuantum: got %+v, want supported", res.Advisory.PostQuantum)
 	}
 }

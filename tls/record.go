@@ -42,10 +42,12 @@ func (s *scanner) converse(ctx context.Context, h hello, needs readNeeds, next f
 }
 
 // recordingConn keeps what is read from a connection, up to maxReply
-// bytes: the server's first flight, in clear before TLS 1.3.
+// bytes: the server's first flight, in clear before TLS 1.3; and, with
+// recordWrites, what is written.
 type recordingConn struct {
 	net.Conn
-	read bytes.Buffer
+	read, written bytes.Buffer
+	recordWrites  bool
 }
 
 func (c *recordingConn) Read(p []byte) (int, error) {
@@ -54,6 +56,13 @@ func (c *recordingConn) Read(p []byte) (int, error) {
 		c.read.Write(p[:n])
 	}
 	return n, err
+}
+
+func (c *recordingConn) Write(p []byte) (int, error) {
+	if c.recordWrites && c.written.Len() < maxReply {
+		c.written.Write(p)
+	}
+	return c.Conn.Write(p)
 }
 
 // serverHello parses the ServerHello among what was read.

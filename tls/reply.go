@@ -77,6 +77,18 @@ type reply struct {
 	group *Group
 	// ssl2Ciphers are the cipher kinds of an SSL 2.0 SERVER-HELLO.
 	ssl2Ciphers []string
+	// keyShare is the server's key_exchange of a TLS 1.3 ServerHello.
+	keyShare []byte
+	// certRequest is the CertificateRequest of an SSL 3.0–TLS 1.2
+	// flight read through ServerHelloDone; nil when none came.
+	certRequest *certRequest
+}
+
+// certRequest is what a CertificateRequest asks for.
+type certRequest struct {
+	// caNames are the distinguished names of the certificate
+	// authorities it accepts, in RFC 4514 form; empty for any.
+	caNames []string
 }
 
 // readNeeds says how far to read past the ServerHello.
@@ -122,13 +134,12 @@ func readReply(r io.Reader, needs readNeeds) (*reply, error) {
 			return nil, errMalformed
 		}
 		hs = append(hs, fragment...)
-		for len(hs) >= 4 {
-			n := int(hs[1])<<16 | int(hs[2])<<8 | int(hs[3])
-			if len(hs) < 4+n {
+		for {
+			msgType, body, rest, ok := nextMessage(hs)
+			if !ok {
 				break
 			}
-			msgType, body := hs[0], hs[4:4+n]
-			hs = hs[4+n:]
+			hs = rest
 			done, err := handleMessage(&rep, msgType, body, needs)
 			if err != nil {
 				return nil, err
@@ -138,6 +149,19 @@ func readReply(r io.Reader, needs readNeeds) (*reply, error) {
 			}
 		}
 	}
+}
+
+// nextMessage splits the first whole handshake message off hs: its
+// type and body, and what follows; ok is false until it has all come.
+func nextMessage(hs []byte) (msgType uint8, body, rest []byte, ok bool) {
+	if len(hs) < 4 {
+		return 0, nil, hs, false
+	}
+	n := int(hs[1])<<16 | int(hs[2])<<8 | int(hs[3])
+	if len(hs) < 4+n {
+		return 0, nil, hs, false
+	}
+	return hs[0], hs[4 : 4+n], hs[4+n:], true
 }
 
 // handleMessage folds one handshake message into *rep and reports
@@ -169,6 +193,8 @@ func handleMessage(rep **reply, msgType uint8, body []byte, needs readNeeds) (bo
 	case typeServerKeyExchange:
 		r.group = keyExchangeGroup(r.suite, body)
 		return !needs.flight, nil
+	case typeCertificateRequest:
+		r.certRequest = parseCertRequest12(body, r.version)
 	case typeServerHelloDone:
 		return true, nil
 	}
@@ -246,6 +272,7 @@ func parseServerHello(body []byte) (*reply, error) {
 			}
 			g := groupByID(id)
 			r.group = &g
+			data.ReadUint16LengthPrefixed((*cryptobyte.String)(&r.keyShare)) // a ServerHello's has the key too
 		}
 	}
 	return r, nil

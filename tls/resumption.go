@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	cryptotls "crypto/tls"
+	"errors"
 	"io"
 	"net"
 	"sync"
@@ -28,18 +29,19 @@ type resumption struct {
 func (s *scanner) resumption(ctx context.Context) resumption {
 	var r resumption
 	if s.legacyVersion() == 0 {
-		r.ids.Details = "not tested: no version from TLS 1.0 to TLS 1.2"
-		r.tickets.Details = r.ids.Details
+		r.ids = untested("no version from TLS 1.0 to TLS 1.2")
+		r.tickets = r.ids
 		return r
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { r.ids = s.sessionIDResumption(ctx) })
-	wg.Go(func() { r.tickets = s.ticketResumption(ctx) })
+	var idsErr, ticketsErr error
+	wg.Go(func() { r.ids, idsErr = s.sessionIDResumption(ctx) })
+	wg.Go(func() { r.tickets, ticketsErr = s.ticketResumption(ctx) })
 	wg.Wait()
-	if s.cutShort(ctx, "sessionResumption") {
+	if s.cutShort(ctx, "sessionResumption", idsErr, ticketsErr) {
 		for _, sig := range []*Signal{&r.ids, &r.tickets} {
-			if !sig.Supported {
-				sig.Details = "not finished by the deadline"
+			if !sig.Found() {
+				*sig = untested("not finished: the deadline came, or a probe went unanswered")
 			}
 		}
 	}
@@ -47,11 +49,11 @@ func (s *scanner) resumption(ctx context.Context) resumption {
 }
 
 // fullHandshake completes a handshake with cfg on a new connection and
-// returns the ServerHello it got; nil when it failed.
-func (s *scanner) fullHandshake(ctx context.Context, cfg *cryptotls.Config) (*reply, *cryptotls.ConnectionState) {
+// returns the ServerHello it got; nil when it failed, with the error.
+func (s *scanner) fullHandshake(ctx context.Context, cfg *cryptotls.Config) (*reply, *cryptotls.ConnectionState, error) {
 	var sh *reply
 	var st cryptotls.ConnectionState
-	s.withConn(ctx, func(ctx context.Context, conn net.Conn) error {
+	err := s.withConn(ctx, func(ctx context.Context, conn net.Conn) error {
 		rc := &recordingConn{Conn: conn}
 		tc := cryptotls.Client(rc, cfg)
 		if err := tracing.Handshake(ctx, tc); err != nil {
@@ -64,49 +66,52 @@ func (s *scanner) fullHandshake(ctx context.Context, cfg *cryptotls.Config) (*re
 		return err
 	})
 	if sh == nil {
-		return nil, nil
+		return nil, nil, err
 	}
-	return sh, &st
+	return sh, &st, nil
 }
 
 // sessionIDResumption resumes by session ID.
-func (s *scanner) sessionIDResumption(ctx context.Context) Signal {
+func (s *scanner) sessionIDResumption(ctx context.Context) (Signal, error) {
 	cfg := s.clientConfig(cryptotls.VersionTLS12)
 	cfg.SessionTicketsDisabled = true
-	sh, st := s.fullHandshake(ctx, cfg)
+	sh, st, err := s.fullHandshake(ctx, cfg)
 	switch {
 	case sh == nil:
-		return Signal{Details: "not tested: no TLS 1.0–1.2 handshake completed"}
+		return untested("no TLS 1.0–1.2 handshake completed"), err
 	case len(sh.sessionID) == 0:
-		return Signal{Details: "the server gave no session ID"}
+		return signal(false, "the server gave no session ID"), nil
 	}
 	h := hello{version: st.Version, suites: []uint16{st.CipherSuite}, serverName: s.serverName, sessionID: sh.sessionID}
 	rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) { return readReply(r, readNeeds{flight: true}) })
-	if err == nil && bytes.Equal(rep.sessionID, sh.sessionID) && rep.abbreviated {
-		return Signal{Supported: true, Details: versionName(st.Version) + ": a hello carrying the session ID was answered with the same ID and an abbreviated handshake"}
+	switch {
+	case err == nil && bytes.Equal(rep.sessionID, sh.sessionID) && rep.abbreviated:
+		return signal(true, versionName(st.Version)+": a hello carrying the session ID was answered with the same ID and an abbreviated handshake"), nil
+	case errors.Is(err, errUnanswered):
+		return untested("the hello carrying the session ID went unanswered"), err
 	}
-	return Signal{Details: versionName(st.Version) + ": a hello carrying the session ID started a new session"}
+	return signal(false, versionName(st.Version)+": a hello carrying the session ID started a new session"), nil
 }
 
 // ticketResumption resumes by session ticket.
-func (s *scanner) ticketResumption(ctx context.Context) Signal {
+func (s *scanner) ticketResumption(ctx context.Context) (Signal, error) {
 	cfg := s.clientConfig(cryptotls.VersionTLS12)
 	cfg.ClientSessionCache = cryptotls.NewLRUClientSessionCache(1)
-	sh, st := s.fullHandshake(ctx, cfg)
+	sh, st, err := s.fullHandshake(ctx, cfg)
 	if sh == nil {
-		return Signal{Details: "not tested: no TLS 1.0–1.2 handshake completed"}
+		return untested("no TLS 1.0–1.2 handshake completed"), err
 	}
 	// crypto/tls does not resume a session whose certificate has
 	// expired; the certificate is judged elsewhere, so resume as of a
 	// time it was valid.
 	notBefore := st.PeerCertificates[0].NotBefore
 	cfg.Time = func() time.Time { return notBefore }
-	_, again := s.fullHandshake(ctx, cfg)
+	_, again, err := s.fullHandshake(ctx, cfg)
 	switch {
 	case again != nil && again.DidResume:
-		return Signal{Supported: true, Details: versionName(st.Version) + ": a handshake offering the session ticket resumed the session"}
+		return signal(true, versionName(st.Version)+": a handshake offering the session ticket resumed the session"), nil
 	case again == nil:
-		return Signal{Details: "not tested: the second handshake failed"}
+		return untested("the second handshake failed"), err
 	}
-	return Signal{Details: versionName(st.Version) + ": no session resumed by ticket (none was issued, or it was not accepted)"}
+	return signal(false, versionName(st.Version)+": no session resumed by ticket (none was issued, or it was not accepted)"), nil
 }

@@ -72,19 +72,24 @@ func (s *scanner) robot(ctx context.Context) Robot {
 	f := Robot{Finding: Finding{Evidence: []string{}}}
 	v := s.legacyVersion()
 	if v == 0 {
+		f.notTested("no version from TLS 1.0 to TLS 1.2")
 		return f
 	}
-	first := s.robotRound(ctx, v)
-	if s.cutShort(ctx, "robot") {
+	unfinished := "not finished: the deadline came, or a probe went unanswered"
+	first, err := s.robotRound(ctx, v)
+	if s.cutShort(ctx, "robot", err) {
+		f.notTested(unfinished)
 		return f
 	}
 	f.RSAKeyTransport = ptr(first != nil)
+	f.tested(false)
 	if first == nil || allEqual(first.reactions) {
 		return f
 	}
-	second := s.robotRound(ctx, v)
-	if s.cutShort(ctx, "robot") {
+	second, err := s.robotRound(ctx, v)
+	if s.cutShort(ctx, "robot", err) {
 		f.RSAKeyTransport = nil
+		f.notTested(unfinished)
 		return f
 	}
 	if second == nil || !slices.Equal(first.reactions, second.reactions) {
@@ -94,7 +99,7 @@ func (s *scanner) robot(ctx context.Context) Robot {
 	if allEqual(first.reactions[1:]) {
 		strength = "weak oracle"
 	}
-	f.Vulnerable = true
+	f.tested(true)
 	f.Evidence = append(f.Evidence, versionName(v)+" "+suiteName(first.suite)+": "+strength)
 	for i, r := range first.reactions {
 		f.Evidence = append(f.Evidence, robotVariants[i].name+": "+r)
@@ -112,8 +117,9 @@ type robotResult struct {
 
 // robotRound sends one probe per variant, at once; nil when the server
 // picks no RSA key-transport suite, its key is not RSA, or a probe
-// failed before its flight was sent (its reaction is then "").
-func (s *scanner) robotRound(ctx context.Context, v uint16) *robotResult {
+// failed before its flight was sent (its reaction is then ""); the
+// error is a probe's that went unanswered.
+func (s *scanner) robotRound(ctx context.Context, v uint16) (*robotResult, error) {
 	var suites []uint16
 	for _, id := range suitesFor(false) {
 		if st, _ := SuiteByID(id); st.rsaKeyTransport() {
@@ -125,9 +131,10 @@ func (s *scanner) robotRound(ctx context.Context, v uint16) *robotResult {
 	finished := randomBytes(64) // the same unreadable Finished for every variant
 	var wg sync.WaitGroup
 	var mu sync.Mutex
+	errs := make([]error, len(robotVariants))
 	for i, variant := range robotVariants {
 		wg.Go(func() {
-			s.converse(ctx, h, readNeeds{certificate: true}, func(conn net.Conn, rep *reply) error {
+			errs[i] = s.converse(ctx, h, readNeeds{certificate: true}, func(conn net.Conn, rep *reply) error {
 				pub, err := certRSAKey(rep)
 				if err != nil {
 					return err
@@ -144,10 +151,15 @@ func (s *scanner) robotRound(ctx context.Context, v uint16) *robotResult {
 		})
 	}
 	wg.Wait()
-	if slices.Contains(res.reactions, "") {
-		return nil
+	for _, err := range errs {
+		if errors.Is(err, errUnanswered) {
+			return nil, err
+		}
 	}
-	return res
+	if slices.Contains(res.reactions, "") {
+		return nil, nil
+	}
+	return res, nil
 }
 
 // errNotRSA means the server's certificate has no RSA key.

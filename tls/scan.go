@@ -31,7 +31,10 @@ import (
 	"net"
 	"net/netip"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/sitediag/sitediag/net/netx"
@@ -83,6 +86,52 @@ type Result struct {
 	// Unfinished lists what the deadline cut short; its lists are empty
 	// when Partial is false.
 	Unfinished Unfinished `json:"unfinished"`
+	// Grade is the letter SSL Labs' SSL Server Rating Guide gives: A+
+	// to F, M when the certificate does not name the host, T when it is
+	// not trusted. A+ needs HSTS, which a TLS scan does not read, so the
+	// best given is A.
+	Grade string `json:"grade"`
+	// GradeReasons name each cap on the grade ("B: TLS 1.0 is offered",
+	// "T: the certificate is not trusted (…)"), then the warnings that
+	// make an A an A-.
+	GradeReasons []string `json:"gradeReasons"`
+	// ClientSimulation says what each of a documented list of real
+	// clients (docs/tls.md) would negotiate, or why it fails; null when
+	// no version from SSL 3.0 up was found.
+	ClientSimulation []SimulatedClient `json:"clientSimulation"`
+	// SupportedGroups are the key-exchange groups the server accepts.
+	SupportedGroups SupportedGroups `json:"supportedGroups"`
+	// ClientCertificateRequested is true when the server asks for a
+	// client certificate (a CertificateRequest in its flight), false
+	// when a flight came without one, null when none was read.
+	ClientCertificateRequested *bool `json:"clientCertificateRequested"`
+	// ClientCertificateRequired is true when the server, having asked,
+	// refuses a client without a certificate; false when it goes on
+	// without one, or does not ask; null when not told.
+	ClientCertificateRequired *bool `json:"clientCertificateRequired"`
+	// ClientCertificateCANames are the distinguished names (RFC 4514) of
+	// the certificate authorities the server accepts client
+	// certificates from; empty when it names none or does not ask.
+	ClientCertificateCANames []string `json:"clientCertificateCaNames"`
+}
+
+// SupportedGroups are the groups a server accepts, as testssl lists
+// them ("Elliptic curves offered", "TLS 1.3 named groups").
+type SupportedGroups struct {
+	// TLS10To12 are the elliptic curves of ECDHE from TLS 1.0 to TLS 1.2,
+	// enumerated at the newest of those versions, in the server's order
+	// when it has one (else the scan's: X25519, P-256, P-384, P-521,
+	// X448, brainpool, the rest); null when not enumerated (no ECDHE,
+	// no such version, or unfinished).
+	TLS10To12 []Group `json:"tls10To12"`
+	// TLS13 are the TLS 1.3 groups, as CipherSuites.TLS13.KeyExchange;
+	// null without TLS 1.3.
+	TLS13 []Group `json:"tls13"`
+}
+
+// ecdheSuites are the registry's ECDHE suites.
+func ecdheSuites() []uint16 {
+	return slices.DeleteFunc(suitesFor(false), func(id uint16) bool { s, _ := SuiteByID(id); return !s.ecdhe() })
 }
 
 // Unfinished says what a partial scan did not finish, by the keys the
@@ -95,7 +144,8 @@ type Unfinished struct {
 	// preference) were not finished.
 	CipherSuites []string `json:"cipherSuites"`
 	// Checks are the checks not finished, by their result keys:
-	// "fallbackScsv", "tls13Groups", "heartbleed", "robot",
+	// "fallbackScsv", "tls13Groups", "legacyGroups", "clientSimulation",
+	// "heartbleed", "robot",
 	// "renegotiation", "sessionResumption", "ocspStapling" (the full
 	// handshake).
 	Checks []string `json:"checks"`
@@ -194,12 +244,18 @@ type enumeration struct {
 	// groups13 are the TLS 1.3 groups the server accepts, in its order.
 	groups13 []Group
 	// certs is the chain from the first answer, when it was sent in
-	// clear.
-	certs [][]byte
+	// clear, and certRequest its CertificateRequest.
+	certs       [][]byte
+	certRequest *certRequest
 	// detected is true once the first hello was answered (or refused),
 	// finished once the suite list is complete; both stay false when the
 	// deadline came first.
 	detected, finished bool
+	// unanswered is true when a hello of the suite loop got no answer
+	// (errUnanswered), unansweredOrder when the preference probe got
+	// none: the list, or the order, is unfinished.
+	unanswered      bool
+	unansweredOrder atomic.Bool
 }
 
 func (e *enumeration) supported() bool { return len(e.suites) > 0 || e.ssl2Ciphers != nil }
@@ -230,13 +286,22 @@ type scanner struct {
 
 	// slots holds a token per connection open, at most Parallel.
 	slots chan struct{}
+	// serial is set once a probe went unanswered; from then on one holds
+	// the token of the one probe in flight.
+	serial atomic.Bool
+	one    chan struct{}
+	// alive is set once any probe got an answer or an alert.
+	alive atomic.Bool
 
 	mu         sync.Mutex
 	connectErr *failure // the last failed connection
 	answer     *failure // the most telling failed answer to a hello
 	connected  bool     // a connection succeeded
 	versions   []uint16 // versions from SSL 3.0 up whose first hello was accepted
-	cut        []string // checks the deadline cut short, by result key
+	// unansweredVersions are the versions whose first hello went
+	// unanswered, retried: their support is unknown.
+	unansweredVersions []string
+	cut                []string // checks the deadline cut short, by result key
 
 	// detecting counts the SSL 3.0–TLS 1.3 enumerations that have not
 	// yet had their first answer.
@@ -272,7 +337,7 @@ func Scan(ctx context.Context, dial netx.DialFunc, address string, opts Options)
 	if opts.Parallel <= 0 {
 		opts.Parallel = DefaultParallel
 	}
-	s := &scanner{dial: dial, address: address, host: host, opts: opts, slots: make(chan struct{}, opts.Parallel)}
+	s := &scanner{dial: dial, address: address, host: host, opts: opts, slots: make(chan struct{}, opts.Parallel), one: make(chan struct{}, 1)}
 	if _, err := netip.ParseAddr(host); err != nil {
 		s.serverName = host
 	}
@@ -306,6 +371,12 @@ func Scan(ctx context.Context, dial netx.DialFunc, address string, opts Options)
 		})
 	}
 	wg.Wait()
+	// Last, alone: OpenSSL's s_server, which serves one connection at a
+	// time, sleeps a second (s_server.c, www_body: OSSL_sleep(1000) on
+	// a read to retry) after it refuses a renegotiation; any probe
+	// still queued behind it would wait that second. Its refusal has
+	// come by then, so the scan does not.
+	f.renegotiation = s.renegotiation(ctx)
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return nil, ctx.Err()
 	}
@@ -319,7 +390,9 @@ func Scan(ctx context.Context, dial netx.DialFunc, address string, opts Options)
 	if !slices.ContainsFunc(enums, (*enumeration).supported) {
 		return nil, s.noProtocol(ctx)
 	}
-	return s.result(enums, hs, &f), nil
+	r := s.result(enums, hs, &f)
+	r.Grade, r.GradeReasons = rate(r)
+	return r, nil
 }
 
 // noProtocol is Scan's error when no version was found: ctx's when it
@@ -331,6 +404,16 @@ func (s *scanner) noProtocol(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
+	case len(s.unansweredVersions) > 0 && len(s.unansweredVersions) < len(protocols)-1 && s.answer != nil:
+		// Some versions refused, others never answered: not a refusal of
+		// every version, so say which went unanswered.
+		unanswered := slices.SortedFunc(slices.Values(s.unansweredVersions), func(a, b string) int {
+			return slices.IndexFunc(protocols, func(p protocol) bool { return p.name == a }) -
+				slices.IndexFunc(protocols, func(p protocol) bool { return p.name == b })
+		})
+		reason := "no answer in " + seconds(s.opts.ProbeTimeout) + " to the " + strings.Join(unanswered, ", ") +
+			" hello; the other versions: " + s.answer.reason
+		return &NoProtocolError{Reason: reason, Err: errUnanswered}
 	case s.connectErr != nil && !s.connected:
 		return &NoProtocolError{Reason: s.connectErr.reason, Err: s.connectErr.err}
 	case s.answer != nil:
@@ -344,6 +427,8 @@ func (s *scanner) noProtocol(ctx context.Context) error {
 type findings struct {
 	fallback      *bool
 	groups13      []Group
+	legacyGroups  []Group
+	clients       []SimulatedClient
 	heartbleed    Heartbleed
 	robot         Robot
 	renegotiation Renegotiation
@@ -355,17 +440,18 @@ func (s *scanner) checks(f *findings) []func(context.Context) {
 	return []func(context.Context){
 		func(ctx context.Context) { f.fallback = s.fallbackSCSV(ctx) },
 		func(ctx context.Context) { f.groups13 = s.tls13Groups(ctx) },
+		func(ctx context.Context) { f.legacyGroups = s.legacyCurves(ctx, ecdheSuites()) },
+		func(ctx context.Context) { f.clients = s.simulateClients(ctx) },
 		func(ctx context.Context) { f.heartbleed = s.heartbleed(ctx) },
 		func(ctx context.Context) { f.robot = s.robot(ctx) },
-		func(ctx context.Context) { f.renegotiation = s.renegotiation(ctx) },
 		func(ctx context.Context) { f.resumption = s.resumption(ctx) },
 	}
 }
 
-// cutShort reports whether ctx has ended, and if so records check as
-// unfinished.
-func (s *scanner) cutShort(ctx context.Context, check string) bool {
-	if ended(ctx) == nil {
+// cutShort reports whether ctx has ended or one of errs is a probe that
+// went unanswered, and if so records check as unfinished.
+func (s *scanner) cutShort(ctx context.Context, check string, errs ...error) bool {
+	if ended(ctx) == nil && !slices.ContainsFunc(errs, func(err error) bool { return errors.Is(err, errUnanswered) }) {
 		return false
 	}
 	s.mu.Lock()
@@ -398,15 +484,26 @@ func (s *scanner) tls13Groups(ctx context.Context) []Group {
 	if !s.supports(versionTLS13) {
 		return nil
 	}
+	return s.groupOrder(ctx, "tls13Groups", allTLS13Groups, func(groups []uint16) hello {
+		return hello{version: versionTLS13, suites: suitesFor(true), serverName: s.serverName, groups: groups}
+	})
+}
+
+// groupOrder finds the groups a server accepts, in its order: a hello
+// (newHello's) offering every group of offered, then again without each
+// group the server chose, until it refuses or names none. check is the
+// result key an unfinished enumeration is recorded under; it, and one
+// that found nothing, return nil.
+func (s *scanner) groupOrder(ctx context.Context, check string, offered []uint16, newHello func(groups []uint16) hello) []Group {
 	var found []Group
-	offered := slices.Clone(allTLS13Groups)
+	offered = slices.Clone(offered)
 	for len(offered) > 0 {
-		h := hello{version: versionTLS13, suites: suitesFor(true), serverName: s.serverName, groups: offered}
+		h := newHello(offered)
 		rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) { return readReply(r, readNeeds{}) })
-		if s.cutShort(ctx, "tls13Groups") {
-			break
+		if s.cutShort(ctx, check, err) {
+			return nil
 		}
-		if err != nil || rep.version != versionTLS13 || rep.group == nil {
+		if err != nil || rep.version != h.version || rep.group == nil {
 			break
 		}
 		i := slices.IndexFunc(offered, func(id uint16) bool { return groupByID(id).Name == rep.group.Name })
@@ -447,14 +544,65 @@ func (s *scanner) noteAnswer(f failure) {
 	}
 }
 
+// errUnanswered means a probe got no answer: it timed out or the
+// connection was reset, and again on its one retry (a server that has
+// answered nothing yet gets none). What it was to find is unfinished,
+// never a refusal.
+var errUnanswered = errors.New("tls: no answer to the probe, nor to its retry")
+
 // withConn waits until fewer than Parallel probes are in flight, then
 // connects and runs f, bounded by ProbeTimeout from the connection on.
+// A probe that times out or is reset is run once more, and from then on
+// the scan sends one probe at a time: a server that serves connections
+// one by one (s_server) or is slow makes the parallel probes queue
+// behind each other until they time out. Failing again, the error
+// wraps errUnanswered.
+//
+// A server that has answered nothing yet is not retried: a silent
+// server stays silent, and retrying each probe one by one would only
+// delay saying so.
 func (s *scanner) withConn(ctx context.Context, f func(ctx context.Context, conn net.Conn) error) error {
+	err := s.attempt(ctx, f)
+	if !s.retriable(ctx, err) {
+		return err
+	}
+	if s.alive.Load() {
+		s.serial.Store(true)
+		if err = s.attempt(ctx, f); !s.retriable(ctx, err) {
+			return err
+		}
+	}
+	return fmt.Errorf("%w: %w", errUnanswered, err)
+}
+
+// retriable reports whether err is a probe's own timeout or a reset,
+// while the scan's ctx goes on.
+func (s *scanner) retriable(ctx context.Context, err error) bool {
+	var ne net.Error
+	switch {
+	case err == nil, ended(ctx) != nil:
+		return false
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, context.DeadlineExceeded):
+		return true
+	}
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// attempt is one try of withConn's.
+func (s *scanner) attempt(ctx context.Context, f func(ctx context.Context, conn net.Conn) error) error {
 	select {
 	case s.slots <- struct{}{}:
 		defer func() { <-s.slots }()
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+	if s.serial.Load() {
+		select {
+		case s.one <- struct{}{}:
+			defer func() { <-s.one }()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.ProbeTimeout)
 	defer cancel()
@@ -463,7 +611,12 @@ func (s *scanner) withConn(ctx context.Context, f func(ctx context.Context, conn
 		return err
 	}
 	defer conn.Close()
-	return f(ctx, conn)
+	err = f(ctx, conn)
+	var alert *alertError
+	if err == nil || errors.As(err, &alert) || remoteAlert(err) {
+		s.alive.Store(true) // an answer, or a refusal in words
+	}
+	return err
 }
 
 // ended is ctx.Err(), or DeadlineExceeded once ctx's deadline has
@@ -529,16 +682,25 @@ func (s *scanner) enumerate(ctx context.Context, p protocol) *enumeration {
 	for len(offered) > 0 {
 		h := hello{version: p.version, suites: offered, serverName: s.serverName}
 		rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) {
-			return readReply(r, readNeeds{certificate: len(e.suites) == 0})
+			return readReply(r, readNeeds{certificate: len(e.suites) == 0, flight: len(e.suites) == 0})
 		})
 		if ended(ctx) != nil {
 			return e
+		}
+		if errors.Is(err, errUnanswered) { // neither a refusal nor an answer: the list stops unfinished
+			e.unanswered = true
+			if !e.detected {
+				s.mu.Lock()
+				s.unansweredVersions = append(s.unansweredVersions, p.name)
+				s.mu.Unlock()
+			}
+			break
 		}
 		accepted := err == nil && rep.version == p.version && slices.Contains(offered, rep.suite)
 		if !e.detected {
 			e.detected = true
 			if accepted {
-				e.certs = rep.certs
+				e.certs, e.certRequest = rep.certs, rep.certRequest
 				s.mu.Lock()
 				s.versions = append(s.versions, p.version)
 				s.mu.Unlock()
@@ -557,30 +719,37 @@ func (s *scanner) enumerate(ctx context.Context, p protocol) *enumeration {
 		offered = slices.DeleteFunc(offered, func(id uint16) bool { return id == rep.suite })
 		if len(e.suites) == 2 {
 			first, second := e.suites[0], e.suites[1]
-			preference.Go(func() { e.preference = s.order(ctx, p, second, first) })
+			preference.Go(func() {
+				var answered bool
+				e.preference, answered = s.order(ctx, p, second, first)
+				if !answered {
+					e.unansweredOrder.Store(true)
+				}
+			})
 		}
 	}
 	preference.Wait()
-	e.finished = ended(ctx) == nil
+	e.finished = ended(ctx) == nil && !e.unanswered && !e.unansweredOrder.Load()
 	return e
 }
 
 // order offers second before first, which the server picked first
 // when offered both in the other order: picking first again means the
 // server has an order of its own, picking second that it follows the
-// client's; no answer leaves it unknown.
-func (s *scanner) order(ctx context.Context, p protocol, second, first uint16) string {
+// client's; a refusal leaves it unknown, and so does no answer, which
+// answered false reports.
+func (s *scanner) order(ctx context.Context, p protocol, second, first uint16) (preference string, answered bool) {
 	h := hello{version: p.version, suites: []uint16{second, first}, serverName: s.serverName}
 	rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) { return readReply(r, readNeeds{}) })
 	switch {
 	case err != nil:
-		return PreferenceUnknown
+		return PreferenceUnknown, !errors.Is(err, errUnanswered)
 	case rep.suite == first:
-		return PreferenceServer
+		return PreferenceServer, true
 	case rep.suite == second:
-		return PreferenceClient
+		return PreferenceClient, true
 	}
-	return PreferenceUnknown
+	return PreferenceUnknown, true
 }
 
 // ssl2 sends the SSL 2.0 CLIENT-HELLO; a SERVER-HELLO lists every cipher
@@ -588,7 +757,7 @@ func (s *scanner) order(ctx context.Context, p protocol, second, first uint16) s
 func (s *scanner) ssl2(ctx context.Context) *enumeration {
 	e := &enumeration{protocol: protocols[0]}
 	rep, err := s.probe(ctx, ssl2Hello(), readSSL2Reply)
-	if ended(ctx) != nil {
+	if ended(ctx) != nil || errors.Is(err, errUnanswered) {
 		return e
 	}
 	e.detected, e.finished = true, true
@@ -613,7 +782,7 @@ func (s *scanner) fallbackSCSV(ctx context.Context) *bool {
 	v := versions[len(versions)-2]
 	h := hello{version: v, suites: suitesFor(false), serverName: s.serverName, fallback: true}
 	rep, err := s.probe(ctx, h.marshal(), func(r io.Reader) (*reply, error) { return readReply(r, readNeeds{}) })
-	if s.cutShort(ctx, "fallbackScsv") {
+	if s.cutShort(ctx, "fallbackScsv", err) {
 		return nil
 	}
 	var alert *alertError
@@ -639,6 +808,21 @@ func (s *scanner) result(enums []*enumeration, hs *handshake, f *findings) *Resu
 	}
 	u := r.Unfinished
 	r.Partial = len(u.Protocols)+len(u.CipherSuites)+len(u.Checks) > 0
+	r.ClientCertificateRequested, r.ClientCertificateRequired, r.ClientCertificateCANames = clientCertificate(enums, hs)
+	r.SupportedGroups = SupportedGroups{TLS10To12: f.legacyGroups, TLS13: f.groups13}
+	r.ClientSimulation = f.clients
+	if len(f.legacyGroups) == 0 {
+		r.SupportedGroups.TLS10To12 = nil
+	}
+	if r.Certificate.Chain.Length == 0 && !anonymousOnly(enums) {
+		why := hs.failure
+		if why == "" {
+			why = "the handshake was cut short"
+		}
+		r.Certificate.AuthorizationError = ptr(CertificateNotRead)
+		r.Certificate.NotRead = "the certificate could not be read: no full handshake (" + why +
+			"), and no version sent it in a form the scan reads"
+	}
 	r.Certificate.ForwardSecrecy = hs.forwardSecrecy(enums)
 	flags := []*bool{&r.Protocols.SSL2, &r.Protocols.SSL3, &r.Protocols.TLS10, &r.Protocols.TLS11, &r.Protocols.TLS12, &r.Protocols.TLS13}
 	lists := []*ProtocolSuites{&r.CipherSuites.SSL2, &r.CipherSuites.SSL3, &r.CipherSuites.TLS10,
@@ -656,6 +840,46 @@ func (s *scanner) result(enums []*enumeration, hs *handshake, f *findings) *Resu
 		*lists[i] = ProtocolSuites{ServerPreference: pref == PreferenceServer, Preference: pref, Suites: names, KeyExchange: e.keyExchange()}
 	}
 	return r
+}
+
+// clientCertificate says whether the server asks for a client
+// certificate, whether it requires one, and from which authorities.
+func clientCertificate(enums []*enumeration, hs *handshake) (requested, required *bool, caNames []string) {
+	requests := []*certRequest{hs.certRequest}
+	if hs.tls13 != nil {
+		requests = append(requests, hs.tls13.certRequest)
+	}
+	read := hs.state != nil || hs.tls13 != nil
+	for _, e := range enums {
+		if e.version >= versionSSL3 && e.supported() && e.detected {
+			read = true
+			requests = append(requests, e.certRequest)
+		}
+	}
+	for _, cr := range requests {
+		if cr != nil {
+			return ptr(true), hs.certRequired, cr.caNames
+		}
+	}
+	if !read {
+		return nil, nil, []string{}
+	}
+	return ptr(false), ptr(false), []string{}
+}
+
+// anonymousOnly reports whether every suite accepted is anonymous, so
+// no certificate is sent.
+func anonymousOnly(enums []*enumeration) bool {
+	some := false
+	for _, e := range enums {
+		for _, id := range e.suites {
+			if s, _ := SuiteByID(id); !s.anonymous() {
+				return false
+			}
+			some = true
+		}
+	}
+	return some
 }
 
 // unfinished lists what the deadline cut short.

@@ -111,25 +111,25 @@ func TestScanEnumeratesInServerOrder(t *testing.T) {
 		t.Errorf("tls13: got %v, want %v in any order", got, wantTLS13)
 	}
 	v := res.Vulnerabilities
-	if !v.Sweet32.Vulnerable || !slices.Equal(v.Sweet32.Evidence, []string{"TLSv1.2 TLS_RSA_WITH_3DES_EDE_CBC_SHA"}) {
+	if !v.Sweet32.Found() || !slices.Equal(v.Sweet32.Evidence, []string{"TLSv1.2 TLS_RSA_WITH_3DES_EDE_CBC_SHA"}) {
 		t.Errorf("sweet32: got %+v", v.Sweet32)
 	}
-	if !v.RC4.Vulnerable || !slices.Equal(v.RC4.Evidence, []string{"TLSv1.2 TLS_RSA_WITH_RC4_128_SHA"}) {
+	if !v.RC4.Found() || !slices.Equal(v.RC4.Evidence, []string{"TLSv1.2 TLS_RSA_WITH_RC4_128_SHA"}) {
 		t.Errorf("rc4: got %+v", v.RC4)
 	}
 	for name, f := range map[string]Finding{"poodle": v.Poodle.Finding, "drown": v.DROWN, "freak": v.FREAK,
 		"logjam": v.Logjam, "nullCipher": v.NullCipher, "anonymousCipher": v.AnonymousCipher, "crime": v.CRIME} {
-		if f.Vulnerable {
+		if f.Found() {
 			t.Errorf("%s: got vulnerable %v, want not", name, f.Evidence)
 		}
 	}
 	if v.Poodle.FallbackSCSV == nil || !*v.Poodle.FallbackSCSV {
 		t.Errorf("fallbackScsv: got %v, want true (crypto/tls refuses downgrades)", v.Poodle.FallbackSCSV)
 	}
-	if !res.Advisory.SecureRenegotiation.Supported {
+	if !res.Advisory.SecureRenegotiation.Found() {
 		t.Errorf("secureRenegotiation: got %+v, want supported", res.Advisory.SecureRenegotiation)
 	}
-	if res.Advisory.OCSPStapling.Supported {
+	if res.Advisory.OCSPStapling.Found() {
 		t.Errorf("ocspStapling: got %+v, want none", res.Advisory.OCSPStapling)
 	}
 	fs := res.Certificate.ForwardSecrecy
@@ -154,7 +154,7 @@ func TestScanOCSPStapling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Advisory.OCSPStapling.Supported {
+	if !res.Advisory.OCSPStapling.Found() {
 		t.Errorf("ocspStapling: got %+v, want supported", res.Advisory.OCSPStapling)
 	}
 }
@@ -179,7 +179,7 @@ func TestScanSSL3Responder(t *testing.T) {
 		t.Errorf("ssl3 suites: got %+v, want server preference %v", got, wantSuites)
 	}
 	p := res.Vulnerabilities.Poodle
-	if !p.Vulnerable || !slices.Equal(p.Evidence, []string{"SSLv3 TLS_RSA_WITH_AES_128_CBC_SHA", "SSLv3 TLS_RSA_WITH_3DES_EDE_CBC_SHA"}) {
+	if !p.Found() || !slices.Equal(p.Evidence, []string{"SSLv3 TLS_RSA_WITH_AES_128_CBC_SHA", "SSLv3 TLS_RSA_WITH_3DES_EDE_CBC_SHA"}) {
 		t.Errorf("poodle: got %+v", p)
 	}
 	if p.FallbackSCSV != nil {
@@ -244,7 +244,7 @@ func TestScanLegacyFindings(t *testing.T) {
 		{"drown", v.DROWN, []string{}},
 	}
 	for _, tt := range tests {
-		if tt.got.Vulnerable != (len(tt.want) > 0) || !slices.Equal(tt.got.Evidence, tt.want) {
+		if tt.got.Found() != (len(tt.want) > 0) || !slices.Equal(tt.got.Evidence, tt.want) {
 			t.Errorf("%s: got %+v, want evidence %q", tt.name, tt.got, tt.want)
 		}
 	}
@@ -264,7 +264,7 @@ func TestScanSSL2Responder(t *testing.T) {
 	if got, want := res.CipherSuites.SSL2.Suites, []string{"SSL_CK_DES_192_EDE3_CBC_WITH_MD5", "SSL_CK_RC4_128_WITH_MD5"}; !slices.Equal(got, want) {
 		t.Errorf("ssl2 ciphers: got %v, want %v", got, want)
 	}
-	if d := res.Vulnerabilities.DROWN; !d.Vulnerable || d.Evidence[0] != "SSLv2 enabled" {
+	if d := res.Vulnerabilities.DROWN; !d.Found() || d.Evidence[0] != "SSLv2 enabled" {
 		t.Errorf("drown: got %+v", d)
 	}
 	if res.Certificate.CommonName != "ancient.test" {
@@ -468,7 +468,7 @@ func TestScanTLS13IntegrityOnlySuites(t *testing.T) {
 	if got, want := res.CipherSuites.TLS13.Suites, []string{"TLS_SHA256_SHA256", "TLS_AES_128_GCM_SHA256"}; !slices.Equal(got, want) {
 		t.Errorf("tls13 suites: got %v, want %v", got, want)
 	}
-	if n := res.Vulnerabilities.NullCipher; !n.Vulnerable || !slices.Equal(n.Evidence, []string{"TLSv1.3 TLS_SHA256_SHA256"}) {
+	if n := res.Vulnerabilities.NullCipher; !n.Found() || !slices.Equal(n.Evidence, []string{"TLSv1.3 TLS_SHA256_SHA256"}) {
 		t.Errorf("nullCipher: got %+v", n)
 	}
 }

@@ -5,14 +5,30 @@ import (
 	"strings"
 )
 
-// Finding is a vulnerability verdict and what it rests on.
+// Finding is a vulnerability verdict and what it rests on. It has
+// three outcomes: vulnerable (true), not vulnerable (false), and not
+// tested (null, with NotTestedReason saying why); a check that did not
+// run never reads false.
 type Finding struct {
-	// Vulnerable is the verdict.
-	Vulnerable bool `json:"vulnerable"`
+	// Vulnerable is the verdict; null when the check was not tested.
+	Vulnerable *bool `json:"vulnerable"`
 	// Evidence lists what the verdict rests on, such as
 	// "TLSv1.2 TLS_RSA_WITH_3DES_EDE_CBC_SHA"; empty when not vulnerable.
 	Evidence []string `json:"evidence"`
+	// NotTestedReason says why the check was not tested ("no version
+	// from TLS 1.0 to TLS 1.2", "no answer: the probe timed out twice");
+	// empty when it was.
+	NotTestedReason string `json:"notTestedReason,omitempty"`
 }
+
+// Found reports whether the check found the vulnerability.
+func (f Finding) Found() bool { return f.Vulnerable != nil && *f.Vulnerable }
+
+// tested records the verdict of a check that ran.
+func (f *Finding) tested(vulnerable bool) { f.Vulnerable, f.NotTestedReason = ptr(vulnerable), "" }
+
+// notTested records that the check did not run, and why.
+func (f *Finding) notTested(reason string) { f.Vulnerable, f.NotTestedReason = nil, reason }
 
 // Poodle is the POODLE verdict (SSL 3.0 with a CBC suite) and the
 // downgrade protection that limits it.
@@ -84,11 +100,23 @@ type Advisory struct {
 	SessionTicketResumption Signal `json:"sessionTicketResumption"`
 }
 
-// Signal is an advisory signal.
+// Signal is an advisory signal: supported (true), not supported
+// (false), or not tested (null, Details saying why).
 type Signal struct {
-	Supported bool   `json:"supported"`
+	Supported *bool  `json:"supported"`
 	Details   string `json:"details"`
 }
+
+// Found reports whether the signal was found supported.
+func (s Signal) Found() bool { return s.Supported != nil && *s.Supported }
+
+// signal is a tested Signal.
+func signal(supported bool, details string) Signal {
+	return Signal{Supported: ptr(supported), Details: details}
+}
+
+// untested is a Signal that was not tested, and why.
+func untested(reason string) Signal { return Signal{Details: "not tested: " + reason} }
 
 // evidence collects the findings' evidence and turns it into verdicts.
 type evidence map[*Finding][]string
@@ -144,10 +172,23 @@ func vulnerabilities(enums []*enumeration, f *findings) Vulnerabilities {
 			}
 		}
 	}
+	var unfinished []string // versions whose suites are not all known
+	for _, e := range enums {
+		if !e.finished {
+			unfinished = append(unfinished, e.key)
+		}
+	}
 	for _, finding := range []*Finding{&v.Poodle.Finding, &v.DROWN, &v.FREAK, &v.Logjam, &v.Sweet32, &v.RC4,
 		&v.NullCipher, &v.AnonymousCipher, &v.CRIME, &v.BEAST} {
 		finding.Evidence = append([]string{}, ev[finding]...)
-		finding.Vulnerable = len(finding.Evidence) > 0
+		switch {
+		case len(finding.Evidence) > 0:
+			finding.tested(true)
+		case len(unfinished) > 0:
+			finding.notTested("the suites of " + strings.Join(unfinished, ", ") + " are not all known (see unfinished)")
+		default:
+			finding.tested(false)
+		}
 	}
 	v.Poodle.FallbackSCSV = f.fallback
 	return v
@@ -156,42 +197,45 @@ func vulnerabilities(enums []*enumeration, f *findings) Vulnerabilities {
 // advisory derives the advisory signals.
 func advisory(enums []*enumeration, hs *handshake, f *findings) Advisory {
 	a := Advisory{SessionIDResumption: f.resumption.ids, SessionTicketResumption: f.resumption.tickets}
-	legacy := false
+	legacy, secure := false, false
 	for _, e := range enums {
 		if e.version >= versionSSL3 && e.version <= versionTLS12 && e.supported() {
 			legacy = true
-			a.SecureRenegotiation.Supported = a.SecureRenegotiation.Supported || e.renegotiationInfo
+			secure = secure || e.renegotiationInfo
 		}
 	}
 	switch {
-	case a.SecureRenegotiation.Supported:
-		a.SecureRenegotiation.Details = "renegotiation_info in the ServerHello (RFC 5746)"
+	case secure:
+		a.SecureRenegotiation = signal(true, "renegotiation_info in the ServerHello (RFC 5746)")
 	case legacy:
-		a.SecureRenegotiation.Details = "no renegotiation_info in the ServerHello"
+		a.SecureRenegotiation = signal(false, "no renegotiation_info in the ServerHello")
 	default:
-		a.SecureRenegotiation.Details = "no version below TLS 1.3, which has no renegotiation"
+		a.SecureRenegotiation = untested("no version below TLS 1.3, which has no renegotiation")
 	}
+	tls13 := enums[len(enums)-1]
 	var kems []string
-	for _, g := range enums[len(enums)-1].groups13 {
+	for _, g := range tls13.groups13 {
 		if g.Type == "KEM" {
 			kems = append(kems, g.Name)
 		}
 	}
 	switch {
 	case len(kems) > 0:
-		a.PostQuantum = Signal{Supported: true, Details: "TLSv1.3 accepts " + strings.Join(kems, ", ")}
-	case enums[len(enums)-1].supported():
-		a.PostQuantum.Details = "TLSv1.3 accepts no post-quantum group"
+		a.PostQuantum = signal(true, "TLSv1.3 accepts "+strings.Join(kems, ", "))
+	case tls13.supported() && f.groups13 == nil:
+		a.PostQuantum = untested("the TLSv1.3 groups were not enumerated (see unfinished)")
+	case tls13.supported():
+		a.PostQuantum = signal(false, "TLSv1.3 accepts no post-quantum group")
 	default:
-		a.PostQuantum.Details = "no TLSv1.3"
+		a.PostQuantum = untested("no TLSv1.3")
 	}
 	switch {
 	case hs.state == nil:
-		a.OCSPStapling.Details = "not checked: no full handshake completed"
+		a.OCSPStapling = untested("no full handshake completed")
 	case len(hs.state.OCSPResponse) > 0:
-		a.OCSPStapling = Signal{Supported: true, Details: "an OCSP response was stapled"}
+		a.OCSPStapling = signal(true, "an OCSP response was stapled")
 	default:
-		a.OCSPStapling.Details = "no OCSP response was stapled"
+		a.OCSPStapling = signal(false, "no OCSP response was stapled")
 	}
 	return a
 }

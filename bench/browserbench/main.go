@@ -31,8 +31,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/sitediag/sitediag"
-	"github.com/sitediag/sitediag/blobstore"
 	"github.com/sitediag/sitediag/bench/benchrow"
+	"github.com/sitediag/sitediag/blobstore"
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/httpapi"
 	"github.com/sitediag/sitediag/internal/procs"

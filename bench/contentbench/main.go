@@ -33,8 +33,8 @@ import (
 	"unicode"
 
 	"github.com/sitediag/sitediag"
-	"github.com/sitediag/sitediag/bench/internal/benchstat"
 	"github.com/sitediag/sitediag/bench/benchrow"
+	"github.com/sitediag/sitediag/bench/internal/benchstat"
 )
 
 // fields are the headline fields compared.

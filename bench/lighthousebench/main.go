@@ -27,8 +27,8 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag"
-	"github.com/sitediag/sitediag/bench/internal/benchstat"
 	"github.com/sitediag/sitediag/bench/benchrow"
+	"github.com/sitediag/sitediag/bench/internal/benchstat"
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/lighthouse"
 )

@@ -52,7 +52,7 @@ func verdictLine(r *tls.Result) string {
 	}{{"poodle", v.Poodle.Finding}, {"drown", v.DROWN}, {"freak", v.FREAK}, {"logjam", v.Logjam}, {"sweet32", v.Sweet32},
 		{"rc4", v.RC4}, {"null", v.NullCipher}, {"anon", v.AnonymousCipher}, {"crime", v.CRIME}, {"beast", v.BEAST},
 		{"heartbleed", v.Heartbleed.Finding}, {"robot", v.ROBOT.Finding}, {"renegotiation", v.Renegotiation.Finding}} {
-		if f.f.Vulnerable {
+		if f.f.Found() {
 			vulns = append(vulns, f.name)
 		}
 	}
@@ -64,9 +64,9 @@ func verdictLine(r *tls.Result) string {
 		chain += " " + *e
 	}
 	a := r.Advisory
-	checks := fmt.Sprintf("heartbeat=%s rsaKeyTransport=%s clientRenegotiation=%s fallbackScsv=%s sessionId=%v ticket=%v",
+	checks := fmt.Sprintf("heartbeat=%s rsaKeyTransport=%s clientRenegotiation=%s fallbackScsv=%s sessionId=%s ticket=%s",
 		orNull(v.Heartbleed.Heartbeat), orNull(v.ROBOT.RSAKeyTransport), orNull(v.Renegotiation.ClientInitiated),
-		orNull(v.Poodle.FallbackSCSV), a.SessionIDResumption.Supported, a.SessionTicketResumption.Supported)
+		orNull(v.Poodle.FallbackSCSV), orNull(a.SessionIDResumption.Supported), orNull(a.SessionTicketResumption.Supported))
 	if r.Partial {
 		checks += fmt.Sprintf(" PARTIAL %+v", r.Unfinished)
 	}
@@ -87,6 +87,7 @@ func main() {
 	protocols := flag.Bool("protocols", false, "print only the supported versions, as sslscan names them")
 	rootsFile := flag.String("roots", "", "PEM file of trust anchors instead of the system's")
 	verdicts := flag.Bool("verdicts", false, "print one line of verdicts: protocols, suite counts, key exchange, findings, chain")
+	grade := flag.Bool("grade", false, "print the grade with its reasons, then one line per simulated client")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		log.Fatal("usage: tlsscan [-allow CIDR] https://host:port")
@@ -114,6 +115,21 @@ func main() {
 	res, err := c.TLSScan(context.Background(), flag.Arg(0), sitediag.TLSScanOptions{})
 	if err != nil {
 		log.Fatal(err)
+	}
+	if *grade {
+		fmt.Printf("grade %s (%s)\n", res.Grade, strings.Join(res.GradeReasons, "; "))
+		for _, c := range res.ClientSimulation {
+			if c.Protocol == nil {
+				fmt.Printf("  sim %-26s fails: %s\n", c.Client, c.Error)
+				continue
+			}
+			group := ""
+			if c.Group != nil {
+				group = " " + *c.Group
+			}
+			fmt.Printf("  sim %-26s %s %s%s\n", c.Client, *c.Protocol, *c.Suite, group)
+		}
+		return
 	}
 	if *verdicts {
 		fmt.Println(verdictLine(&res.Result))

@@ -531,16 +531,29 @@
     out.push(table('Protocol versions', ['Version', 'Supported', 'Cipher suites'],
       Object.keys(protocolNames).map((k) => [protocolNames[k], yesNo(!!d.protocols[k], !legacy[k]),
         String(((suites[k] || {}).suites || []).length)])));
+    if (d.grade) {
+      out.push(el('p', { class: 'verdict ' + (d.grade.startsWith('A') ? 'good' : 'bad'), 'data-grade': d.grade },
+        'Grade ' + d.grade + ' (SSL Labs rating guide)', (d.gradeReasons || []).length ? ': ' + d.gradeReasons.join('; ') : ''));
+    }
+    if ((d.clientSimulation || []).length) {
+      out.push(table('Client simulation', ['Client', 'Protocol', 'Cipher suite', 'Group'],
+        d.clientSimulation.map((c) => c.protocol ? [c.client, c.protocol, c.suite, c.group || '—'] : [c.client, 'fails', c.error, '—'])));
+    }
     const vulns = d.vulnerabilities || {};
     const ids = Object.keys(vulns);
     if (ids.length) {
-      const found = ids.filter((n) => vulns[n].vulnerable);
+      const found = ids.filter((n) => vulns[n].vulnerable === true);
+      const untested = ids.filter((n) => vulns[n].vulnerable === null);
+      const tested = ids.filter((n) => vulns[n].vulnerable !== null);
       if (found.length) {
         out.push(el('p', { class: 'verdict bad' }, 'Vulnerable to ' + found.map(vulnerabilityName).join(', ') + ':'),
           el('ul', { class: 'vulns' }, found.map((id) => el('li', {}, el('strong', {}, vulnerabilityName(id)), ': ',
             (vulnerabilityWords[id] || ['', ''])[1], (vulns[id].evidence || []).length ? ' (' + vulns[id].evidence.join('; ') + ')' : ''))));
       } else {
-        out.push(el('p', { class: 'verdict good' }, 'Not vulnerable to any of ' + ids.map(vulnerabilityName).join(', ') + '.'));
+        out.push(el('p', { class: 'verdict good' }, 'Not vulnerable to any of ' + tested.map(vulnerabilityName).join(', ') + '.'));
+      }
+      if (untested.length) {
+        out.push(el('p', { class: 'verdict' }, 'Not tested: ' + untested.map((n) => vulnerabilityName(n) + ' (' + vulns[n].notTestedReason + ')').join(', ') + '.'));
       }
     }
     if (d.partial) {

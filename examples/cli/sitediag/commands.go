@@ -415,6 +415,14 @@ func showTLS(r *sitediag.TLSScanResult, _ *artifacts) *outcome {
 		fmt.Fprintf(w, "certificate\t%s\n", strings.TrimSpace(cert.CommonName+" "+cert.SubjectAltName))
 		fmt.Fprintf(w, "expires\t%s (%d days left)\n", cert.Expiry, cert.DaysRemaining)
 		fmt.Fprintf(w, "trusted\t%s %s\n", yesNo(cert.Trusted), cert.AuthorizationError)
+		fmt.Fprintf(w, "grade\t%s %s\n", r.Grade, strings.Join(r.GradeReasons, "; "))
+		for _, c := range r.ClientSimulation {
+			if c.Protocol == nil {
+				fmt.Fprintf(w, "client %s\tfails: %s\n", c.Client, c.Error)
+				continue
+			}
+			fmt.Fprintf(w, "client %s\t%s %s %s\n", c.Client, *c.Protocol, *c.Suite, derefOr(c.Group, ""))
+		}
 		if len(vulns) == 0 {
 			fmt.Fprintln(w, "vulnerabilities\tnone found")
 		}
@@ -464,4 +472,12 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// derefOr returns *s, or def when s is nil.
+func derefOr(s *string, def string) string {
+	if s == nil {
+		return def
+	}
+	return *s
 }
