@@ -32,6 +32,20 @@ const (
 	TextLLM     Format = "text-llm"
 )
 
+// Ext is the file extension of a page in the format: html, md, txt or
+// json.
+func (f Format) Ext() string {
+	switch f {
+	case HTML, HTMLLLM:
+		return "html"
+	case Markdown, MarkdownLLM:
+		return "md"
+	case Text, TextLLM:
+		return "txt"
+	}
+	return "json"
+}
+
 // Formats lists every Format.
 func Formats() []Format {
 	return []Format{HTML, Markdown, Text, JSON, HTMLLLM, MarkdownLLM, TextLLM}

@@ -236,7 +236,7 @@ func (h *Handler) webScrape(ctx context.Context, res *sitediag.WebScrapeResult, 
 	var data any = res.Content
 	ext := "json"
 	if len(formats) == 1 {
-		data, ext = res.Content[formats[0]], formatExt(formats[0])
+		data, ext = res.Content[formats[0]], formats[0].Ext()
 	}
 	if res.Settings.FileOutput.Bool() {
 		var err error
@@ -248,18 +248,6 @@ func (h *Handler) webScrape(ctx context.Context, res *sitediag.WebScrapeResult, 
 	return &response{Message: pageMessage(res.PageVisit), Meta: meta, Data: data}, nil
 }
 
-// formatExt is the file extension of a format's artifact.
-func formatExt(f sitediag.ScrapeFormat) string {
-	switch f {
-	case "html", "html-llm":
-		return "html"
-	case "markdown", "markdown-llm":
-		return "md"
-	case "text", "text-llm":
-		return "txt"
-	}
-	return "json"
-}
 
 // storeValue stores v as an artifact with extension ext: a string as it
 // is, anything else as JSON. It returns the artifact's URL.

@@ -320,7 +320,7 @@ func showContent(r *sitediag.WebScrapeResult, a *artifacts) *outcome {
 	var paths []string
 	if r.Settings.FileOutput.Bool() {
 		for _, f := range formats {
-			paths = append(paths, a.save(formatExt(f), strings.NewReader(contentText(r.Content[f]))))
+			paths = append(paths, a.save(f.Ext(), strings.NewReader(contentText(r.Content[f]))))
 		}
 	}
 	return &outcome{data: r.Content, table: func(w io.Writer) {
@@ -346,18 +346,6 @@ func contentText(v any) string {
 	return string(b)
 }
 
-// formatExt is the file extension of a scrape format.
-func formatExt(f sitediag.ScrapeFormat) string {
-	switch f {
-	case "html", "html-llm":
-		return "html"
-	case "markdown", "markdown-llm":
-		return "md"
-	case "text", "text-llm":
-		return "txt"
-	}
-	return "json"
-}
 
 // protocolOrder are the versions /tlsscan reports, oldest first.
 var protocolOrder = []struct{ key, name string }{
