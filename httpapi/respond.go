@@ -248,7 +248,6 @@ func (h *Handler) webScrape(ctx context.Context, res *sitediag.WebScrapeResult, 
 	return &response{Message: pageMessage(res.PageVisit), Meta: meta, Data: data}, nil
 }
 
-
 // storeValue stores v as an artifact with extension ext: a string as it
 // is, anything else as JSON. It returns the artifact's URL.
 func (h *Handler) storeValue(ctx context.Context, ext string, v any) (string, error) {

@@ -346,7 +346,6 @@ func contentText(v any) string {
 	return string(b)
 }
 
-
 // protocolOrder are the versions /tlsscan reports, oldest first.
 var protocolOrder = []struct{ key, name string }{
 	{"ssl2", "SSL 2.0"}, {"ssl3", "SSL 3.0"}, {"tls10", "TLS 1.0"}, {"tls11", "TLS 1.1"}, {"tls12", "TLS 1.2"}, {"tls13", "TLS 1.3"},
