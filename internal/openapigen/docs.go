@@ -94,7 +94,7 @@ func addStructDocs(docs map[string]string, prefix string, expr ast.Expr) {
 
 // description turns a field's doc comment into a member's description:
 // lines joined into paragraphs, and a leading Go field name replaced by
-// the member's JSON name ("ViewportWidth is" becomes "viewportWidth is").
+// the member's JSON name ("FullPage captures" becomes "fullPage captures").
 func description(doc string, f reflect.StructField, member string) string {
 	var paras []string
 	for p := range strings.SplitSeq(strings.TrimSpace(doc), "\n\n") {
