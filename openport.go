@@ -1,6 +1,7 @@
 package sitediag
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -113,6 +114,8 @@ func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOp
 		open = []uint16{}
 	}
 	opts.TopPorts = top
+	opts.Concurrency = cmp.Or(opts.Concurrency, portscan.DefaultConcurrency)
+	opts.PortTimeout = cmp.Or(opts.PortTimeout, SecondsOf(portscan.DefaultTimeout))
 	return &OpenPortResult{OpenPorts: open, Services: res.Services, Host: t.Display(), IP: pinned.Addr.String(), Settings: opts}, nil
 }
 

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bufio"
+	"github.com/sitediag/sitediag/net/portscan"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -60,8 +61,8 @@ func TestOpenPort(t *testing.T) {
 			if meta["url"] != wantURL || meta["ip"] != "127.0.0.1" || meta["portRanges"] != ranges || meta["detectServices"] != false {
 				t.Errorf("meta = %v, want url %s, ip, portRanges echoed", meta, wantURL)
 			}
-			if _, ok := meta["topPorts"]; ok {
-				t.Errorf("meta has topPorts with portRanges: %v", meta)
+			if meta["topPorts"] != 0.0 || meta["concurrency"] != float64(portscan.DefaultConcurrency) || meta["portTimeout"] != portscan.DefaultTimeout.Seconds() {
+				t.Errorf("meta = %v, want topPorts 0 with portRanges, and the default concurrency and port timeout", meta)
 			}
 			if _, ok := resp.Envelope["services"]; ok {
 				t.Errorf("services present without detectServices: %s", resp.Body)

@@ -301,7 +301,7 @@ func TestUIReport(t *testing.T) {
 			t.Errorf("waterfall has %s bars, want 7", got)
 		}
 		summary := p.text(ctx, `document.getElementById('summary').innerText`)
-		for _, has := range []string{"Reachable\nyes (200 OK)", "TLS grade\nno grade", "Certificate\n4 days left", "DNSSEC\nbogus",
+		for _, has := range []string{"Reachable\nyes (200 OK)", "TLS grade\nT", "Certificate\n4 days left", "DNSSEC\nbogus",
 			"Security headers\nC (55/100)", "Broken links\n1 broken", "Lighthouse\nnot available on this server"} {
 			if !strings.Contains(summary, has) {
 				t.Errorf("summary lacks %q: %s", has, summary)

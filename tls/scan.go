@@ -111,8 +111,8 @@ type Result struct {
 	ClientCertificateRequired *bool `json:"clientCertificateRequired"`
 	// ClientCertificateCANames are the distinguished names (RFC 4514) of
 	// the certificate authorities the server accepts client
-	// certificates from; empty when it names none or does not ask.
-	ClientCertificateCANames []string `json:"clientCertificateCaNames"`
+	// certificates from; absent when it names none or does not ask.
+	ClientCertificateCANames []string `json:"clientCertificateCaNames,omitempty"`
 }
 
 // SupportedGroups are the groups a server accepts, as testssl lists
@@ -121,12 +121,12 @@ type SupportedGroups struct {
 	// TLS10To12 are the elliptic curves of ECDHE from TLS 1.0 to TLS 1.2,
 	// enumerated at the newest of those versions, in the server's order
 	// when it has one (else the scan's: X25519, P-256, P-384, P-521,
-	// X448, brainpool, the rest); null when not enumerated (no ECDHE,
+	// X448, brainpool, the rest); absent when not enumerated (no ECDHE,
 	// no such version, or unfinished).
-	TLS10To12 []Group `json:"tls10To12"`
+	TLS10To12 []Group `json:"tls10To12,omitempty"`
 	// TLS13 are the TLS 1.3 groups, as CipherSuites.TLS13.KeyExchange;
-	// null without TLS 1.3.
-	TLS13 []Group `json:"tls13"`
+	// absent without TLS 1.3.
+	TLS13 []Group `json:"tls13,omitempty"`
 }
 
 // ecdheSuites are the registry's ECDHE suites.

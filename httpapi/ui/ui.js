@@ -510,7 +510,6 @@
     const grade = gradeText(d.grade);
     if (grade) {
       run.summary.set('tls', grade, /^A/.test(grade) ? 'good' : /^[BC]/.test(grade) ? 'average' : 'bad');
-      out.push(el('p', { class: 'verdict' }, 'Grade ', el('strong', {}, grade)));
     } else {
       run.summary.set('tls', 'no grade', 'neutral');
     }
