@@ -19,6 +19,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +28,7 @@ import (
 	"github.com/sitediag/sitediag/internal/dnstest"
 	"github.com/sitediag/sitediag/internal/exampletest"
 	"github.com/sitediag/sitediag/internal/testenv"
+	"github.com/sitediag/sitediag/lighthouse"
 )
 
 // TestBinary builds the command and runs it against local fixtures:
@@ -237,4 +239,40 @@ func shortCert(t *testing.T) tls.Certificate {
 		t.Fatal(err)
 	}
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
+// TestLighthouseFromAnywhere audits a local page with the CLI run in a
+// folder of its own, with no Lighthouse setting: the set-up's folder is
+// found whatever the working directory, and the report is saved there.
+func TestLighthouseFromAnywhere(t *testing.T) {
+	_, errNode := exec.LookPath("node")
+	chrome, errChrome := browser.Find("")
+	_, errLighthouse := lighthouse.FindDir("")
+	testenv.Need(t, errNode == nil && errChrome == nil && errLighthouse == nil, "needs node, Chromium and Lighthouse (make setup)")
+	bin := exampletest.Build(t)
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Audit me</title>
+			<meta name="description" content="A fixture."></head><body><h1>Audit me</h1></body></html>`)
+	}))
+	defer site.Close()
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "lighthouse", site.URL+"/", "--parameters", "--only-categories=seo",
+		"--allow-networks", "127.0.0.1/32", "--chrome-path", chrome, "--jsonl", "--deadline", "5m")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SITEDIAG_LIGHTHOUSE_DIR=")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var rec struct {
+		OK    bool
+		Data  struct{ Scores struct{ SEO *int } }
+		Files []string
+	}
+	if err := json.Unmarshal(out, &rec); err != nil || !rec.OK || rec.Data.Scores.SEO == nil || len(rec.Files) != 1 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, rec.Files[0])); err != nil {
+		t.Errorf("the report is not in the working folder: %v", err)
+	}
 }
