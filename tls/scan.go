@@ -111,8 +111,9 @@ type Result struct {
 	ClientCertificateRequired *bool `json:"clientCertificateRequired"`
 	// ClientCertificateCANames are the distinguished names (RFC 4514) of
 	// the certificate authorities the server accepts client
-	// certificates from; absent when it names none or does not ask.
-	ClientCertificateCANames []string `json:"clientCertificateCaNames,omitempty"`
+	// certificates from; empty when it names none, does not ask, or was
+	// not asked.
+	ClientCertificateCANames []string `json:"clientCertificateCaNames"`
 }
 
 // SupportedGroups are the groups a server accepts, as testssl lists
@@ -392,6 +393,9 @@ func Scan(ctx context.Context, dial netx.DialFunc, address string, opts Options)
 	}
 	r := s.result(enums, hs, &f)
 	r.Grade, r.GradeReasons = rate(r)
+	if r.ClientCertificateCANames == nil {
+		r.ClientCertificateCANames = []string{}
+	}
 	return r, nil
 }
 
