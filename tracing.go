@@ -22,14 +22,18 @@ const (
 )
 
 // startOp starts the span of the operation name ("sitediag.<name>") on
-// target, with the options set in opts (an options struct), and returns ctx with it; end
-// records the error the operation returns through errp, with its code,
-// and ends the span. Every operation opens with it:
+// target, with the options set in opts (an options struct, read only
+// when the span records), and returns ctx with it; end records the error
+// the operation returns through errp, with its code, and ends the span.
+// Every operation opens with it:
 //
 //	ctx, end := c.startOp(ctx, "Up", rawURL, opts)
 //	defer end(&err)
 func (c *Client) startOp(ctx context.Context, name, target string, opts any) (context.Context, func(errp *error)) {
-	ctx, span := c.tracer.Start(ctx, "sitediag."+name, trace.WithAttributes(append(spanOptions(opts), keyTarget.String(target))...))
+	ctx, span := c.tracer.Start(ctx, "sitediag."+name, trace.WithAttributes(keyTarget.String(target)))
+	if span.IsRecording() {
+		span.SetAttributes(spanOptions(opts)...)
+	}
 	return ctx, func(errp *error) {
 		if *errp != nil {
 			span.SetAttributes(keyErrorCode.String(string(CodeOf(*errp))))

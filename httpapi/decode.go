@@ -130,7 +130,11 @@ func (r *request[O]) UnmarshalJSON(b []byte) error {
 			continue
 		}
 		if err := json.Unmarshal(v, &r.URL); err != nil {
-			return &json.UnmarshalTypeError{Value: jsonValueKind(v), Type: reflect.TypeFor[string](), Field: "url"}
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				te.Field = "url" // read apart from the body: name it as the body's member
+			}
+			return err
 		}
 		delete(members, name)
 	}
@@ -141,21 +145,4 @@ func (r *request[O]) UnmarshalJSON(b []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(rest))
 	dec.DisallowUnknownFields()
 	return dec.Decode(&r.Options)
-}
-
-// jsonValueKind names the kind of a JSON value for a type error.
-func jsonValueKind(b []byte) string {
-	switch b = bytes.TrimSpace(b); {
-	case len(b) == 0:
-		return "value"
-	case b[0] == '"':
-		return "string"
-	case b[0] == '{':
-		return "object"
-	case b[0] == '[':
-		return "array"
-	case b[0] == 't' || b[0] == 'f':
-		return "bool"
-	}
-	return "number"
 }
