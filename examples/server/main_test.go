@@ -31,7 +31,7 @@ func TestServerRun(t *testing.T) {
 	bin := exampletest.Build(t)
 	dataDir := t.TempDir()
 	p := exampletest.Start(t, bin, []string{"SITEDIAG_API_KEYS="}, "-addr", "127.0.0.1:0", "-data-dir", dataDir)
-	key := p.WaitFor(t, regexp.MustCompile(`^\s*(sd_\S+)\s*$`), 30*time.Second)[1]
+	key := p.WaitForAny(t, regexp.MustCompile(`^\s*(sd_\S+)\s*$`), 30*time.Second)[1]
 	addr := p.WaitFor(t, regexp.MustCompile(`msg=listening addr=(\S+)`), 30*time.Second)[1]
 	page := p.WaitFor(t, regexp.MustCompile(`msg="report page" url=(\S+)`), 30*time.Second)[1]
 	if page != "http://"+addr+"/ui/" {
@@ -69,7 +69,7 @@ func TestServerRun(t *testing.T) {
 	}
 
 	again := exampletest.Start(t, bin, []string{"SITEDIAG_API_KEYS="}, "-addr", "127.0.0.1:0", "-data-dir", dataDir)
-	if got := again.WaitFor(t, regexp.MustCompile(`^\s*(sd_\S+)\s*$`), 30*time.Second)[1]; got != key {
+	if got := again.WaitForAny(t, regexp.MustCompile(`^\s*(sd_\S+)\s*$`), 30*time.Second)[1]; got != key {
 		t.Errorf("after a restart the key is %s, want the kept %s", got, key)
 	}
 	if fi, err := os.Stat(filepath.Join(dataDir, "api-key")); err != nil || fi.Mode().Perm() != 0o600 {

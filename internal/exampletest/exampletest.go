@@ -109,12 +109,28 @@ func (p *Process) wake() {
 // within timeout or the output ends.
 func (p *Process) WaitFor(t testing.TB, re *regexp.Regexp, timeout time.Duration) []string {
 	t.Helper()
+	return p.wait(t, re, timeout, &p.next)
+}
+
+// WaitForAny is WaitFor over every line of output, whatever earlier calls
+// looked at: for a line of one stream (stdout) whose order against the
+// other's (stderr) lines is not fixed.
+func (p *Process) WaitForAny(t testing.TB, re *regexp.Regexp, timeout time.Duration) []string {
+	t.Helper()
+	var from int
+	return p.wait(t, re, timeout, &from)
+}
+
+// wait returns the submatches of the first line from *next on matching
+// re, and moves *next past it.
+func (p *Process) wait(t testing.TB, re *regexp.Regexp, timeout time.Duration, next *int) []string {
+	t.Helper()
 	deadline := time.After(timeout)
 	for {
 		p.mu.Lock()
-		for ; p.next < len(p.lines); p.next++ {
-			if m := re.FindStringSubmatch(p.lines[p.next]); m != nil {
-				p.next++
+		for ; *next < len(p.lines); *next++ {
+			if m := re.FindStringSubmatch(p.lines[*next]); m != nil {
+				*next++
 				p.mu.Unlock()
 				return m
 			}
