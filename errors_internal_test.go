@@ -12,7 +12,7 @@ import (
 
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/dns"
-	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/net/guard"
 	"github.com/sitediag/sitediag/net/httpprobe"
 	"github.com/sitediag/sitediag/net/netx"
 )

@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/neterr"
 	"github.com/sitediag/sitediag/internal/target"
+	"github.com/sitediag/sitediag/net/guard"
 	"github.com/sitediag/sitediag/net/httpprobe"
 	"github.com/sitediag/sitediag/net/netx"
 )

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sitediag/sitediag/internal/neterr"
 	"github.com/sitediag/sitediag/net/mtr"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // MTROptions are the options of MTR and the API's body of /mtr. The zero
@@ -70,12 +71,14 @@ func (c *Client) MTR(ctx context.Context, rawTarget string, opts MTROptions) (_ 
 	if err != nil {
 		return nil, err
 	}
-	mopts := mtr.Options{Count: opts.Count, MaxHops: opts.MaxHops, ASN: c.asnLookup()}
+	mopts := mtr.Options{Count: opts.Count, MaxHops: opts.MaxHops, ASN: c.asnLookup(), Allow: c.guard.Allowed}
 	if !opts.NoLookup.Bool() {
 		mopts.Name = c.ptrName
 	}
 	hops, err := mtr.Trace(ctx, pinned.Addr, mopts)
 	switch {
+	case errors.Is(err, netx.ErrNotAllowed):
+		return nil, notAllowed(err)
 	case errors.Is(err, mtr.ErrNoRawSocket):
 		return nil, NewError(CodeMTRFailed, err, "no permission to open raw ICMP sockets (run as root or grant CAP_NET_RAW)")
 	case errors.Is(err, context.DeadlineExceeded):

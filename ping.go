@@ -56,7 +56,7 @@ func (c *Client) Ping(ctx context.Context, rawTarget string, opts PingOptions) (
 	if err != nil {
 		return nil, err
 	}
-	res, err := ping.Ping(ctx, pinned.Addr, ping.Options{Count: opts.Count, Dial: c.guard.DialLiteral})
+	res, err := ping.Ping(ctx, pinned.Addr, ping.Options{Count: opts.Count, Dial: c.guard.DialLiteral, Allow: c.guard.Allowed})
 	switch {
 	case errors.Is(err, netx.ErrNotAllowed):
 		return nil, notAllowed(err)

@@ -9,7 +9,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/net/guard"
 	"github.com/sitediag/sitediag/net/httpprobe"
 	"github.com/sitediag/sitediag/net/netx"
 )

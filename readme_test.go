@@ -36,7 +36,11 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/httpapi"
+	"github.com/sitediag/sitediag/net/guard"
+	"github.com/sitediag/sitediag/net/netx"
+	"github.com/sitediag/sitediag/tls"
 )
 
 var (
@@ -53,6 +57,10 @@ var (
 	_ = fmt.Sprint
 	_ = json.Unmarshal
 	_ = os.WriteFile
+	_ = dns.Resolver{}
+	_ = guard.New
+	_ = netx.ErrNotAllowed
+	_ = tls.Scan
 )
 
 func main() {}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/content"
-	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/net/guard"
 	"github.com/sitediag/sitediag/net/httpprobe"
 )
 

@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/neterr"
 	"github.com/sitediag/sitediag/internal/target"
+	"github.com/sitediag/sitediag/net/guard"
 	"github.com/sitediag/sitediag/net/netx"
 	"github.com/sitediag/sitediag/tls"
 )

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/net/guard"
 	"github.com/sitediag/sitediag/net/netx"
 )
 

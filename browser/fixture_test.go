@@ -21,10 +21,10 @@ import (
 
 	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/dnstest"
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardnet"
 	"github.com/sitediag/sitediag/internal/procs"
 	"github.com/sitediag/sitediag/internal/testenv"
+	"github.com/sitediag/sitediag/net/guard"
 )
 
 // needChromium skips (or, in CI, fails) a test when no Chromium is

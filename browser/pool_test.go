@@ -18,10 +18,10 @@ import (
 
 	"github.com/go-rod/rod/lib/proto"
 
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardnet"
 	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/internal/procs"
+	"github.com/sitediag/sitediag/net/guard"
 	"github.com/sitediag/sitediag/net/netx"
 )
 

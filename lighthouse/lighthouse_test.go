@@ -18,11 +18,11 @@ import (
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/dnstest"
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardnet"
 	"github.com/sitediag/sitediag/internal/procs"
 	"github.com/sitediag/sitediag/internal/testenv"
 	"github.com/sitediag/sitediag/lighthouse"
+	"github.com/sitediag/sitediag/net/guard"
 )
 
 // needLighthouse skips (or, in CI, fails) without Node, the package or

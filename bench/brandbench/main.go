@@ -36,8 +36,8 @@ import (
 	"github.com/sitediag/sitediag/brand"
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/dns"
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardnet"
+	"github.com/sitediag/sitediag/net/guard"
 	"github.com/sitediag/sitediag/net/netx"
 )
 

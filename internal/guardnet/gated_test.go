@@ -21,11 +21,11 @@ import (
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/dnstest"
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardnet"
 	"github.com/sitediag/sitediag/internal/netnstest"
 	"github.com/sitediag/sitediag/internal/proxygate"
 	"github.com/sitediag/sitediag/internal/testenv"
+	"github.com/sitediag/sitediag/net/guard"
 	"github.com/sitediag/sitediag/net/netx"
 )
 

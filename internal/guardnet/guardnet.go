@@ -4,8 +4,8 @@
 package guardnet
 
 import (
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/proxygate"
+	"github.com/sitediag/sitediag/net/guard"
 	"github.com/sitediag/sitediag/net/netx"
 )
 

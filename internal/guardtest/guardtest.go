@@ -11,7 +11,7 @@ import (
 
 	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/dnstest"
-	"github.com/sitediag/sitediag/internal/guard"
+	"github.com/sitediag/sitediag/net/guard"
 )
 
 // New returns the guard, serving records (zone-file form, "a.test. 60

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/sitediag/sitediag/dns"
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/neterr"
+	"github.com/sitediag/sitediag/net/guard"
 	"github.com/sitediag/sitediag/net/netx"
 )
 

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardtest"
+	"github.com/sitediag/sitediag/net/guard"
 	"github.com/sitediag/sitediag/net/httpprobe"
 	"github.com/sitediag/sitediag/net/netx"
 )

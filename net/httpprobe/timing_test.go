@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardtest"
+	"github.com/sitediag/sitediag/net/guard"
 	"github.com/sitediag/sitediag/net/httpprobe"
 	"github.com/sitediag/sitediag/net/netx"
 )

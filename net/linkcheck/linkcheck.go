@@ -5,7 +5,7 @@
 //
 // A broken link is a finding, not an error: each link's status (or why it
 // got none) is a Result. The caller hands in an HTTP client whose
-// connections are already guarded (see internal/guard); a link the guard
+// connections are already guarded (see net/guard); a link the guard
 // refuses is reported with status 0 and the error TARGET_NOT_ALLOWED.
 package linkcheck
 

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardtest"
 	"github.com/sitediag/sitediag/internal/porttest"
+	"github.com/sitediag/sitediag/net/guard"
 	"github.com/sitediag/sitediag/net/httpprobe"
 	"github.com/sitediag/sitediag/net/linkcheck"
 	"github.com/sitediag/sitediag/net/netx"

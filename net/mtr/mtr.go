@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sitediag/sitediag/net/netx"
 	"golang.org/x/net/icmp"
 	"golang.org/x/net/ipv4"
 	"golang.org/x/net/ipv6"
@@ -75,6 +76,10 @@ type Options struct {
 	// together; a hop not named in time shows its address. If zero,
 	// DefaultLookupTimeout.
 	LookupTimeout time.Duration
+	// Allow is the policy: a trace to an address it refuses fails with
+	// netx.ErrNotAllowed before any probe is sent. If nil, every
+	// address is allowed.
+	Allow netx.AllowFunc
 }
 
 // Hop is one line of the report. Times are milliseconds.
@@ -111,11 +116,14 @@ var (
 
 // Trace probes the path to dst and returns one Hop per TTL, up to the
 // destination when it answered, else up to the first silent hop after
-// the last that answered. The error wraps ErrNoRawSocket, ErrNotSent or
-// ctx's error.
+// the last that answered. The error wraps ErrNoRawSocket, ErrNotSent,
+// netx.ErrNotAllowed or ctx's error.
 func Trace(ctx context.Context, dst netip.Addr, opts Options) ([]Hop, error) {
 	opts = withDefaults(opts)
 	dst = dst.WithZone("").Unmap()
+	if opts.Allow != nil && !opts.Allow(dst) {
+		return nil, fmt.Errorf("mtr: %v: %w", dst, netx.ErrNotAllowed)
+	}
 	t, err := newTracer(dst, opts)
 	if err != nil {
 		return nil, err

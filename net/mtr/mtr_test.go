@@ -9,6 +9,8 @@ import (
 
 	"github.com/sitediag/sitediag/internal/netnstest"
 	"github.com/sitediag/sitediag/internal/testenv"
+	"github.com/sitediag/sitediag/net/guard"
+	"github.com/sitediag/sitediag/net/netx"
 )
 
 // names are the PTR names the child's Name function knows.
@@ -138,6 +140,16 @@ func TestTraceLoopback(t *testing.T) {
 	}
 	if len(hops) != 1 || hops[0].IP != "127.0.0.1" || hops[0].Host != "127.0.0.1" || hops[0].Loss != 0 || hops[0].Sent != 2 {
 		t.Fatalf("got %+v, want one hop, 127.0.0.1, no loss", hops)
+	}
+}
+
+// TestTraceRefusedByPolicy runs as any user: the policy is asked before
+// a raw socket is opened, so nothing can be sent to a refused address.
+func TestTraceRefusedByPolicy(t *testing.T) {
+	policy := guard.NewPolicy(nil)
+	_, err := Trace(context.Background(), netip.MustParseAddr("127.0.0.1"), Options{Count: 1, Allow: policy.Allowed})
+	if !errors.Is(err, netx.ErrNotAllowed) {
+		t.Fatalf("err = %v, want netx.ErrNotAllowed", err)
 	}
 }
 

@@ -23,6 +23,12 @@ import (
 // "udp", …): the shape of net.Dialer.DialContext.
 type DialFunc func(ctx context.Context, network, address string) (net.Conn, error)
 
+// AllowFunc reports whether the policy allows sending to addr. The
+// mechanisms that send packets themselves rather than dial (ICMP in ping
+// and mtr) take one and refuse with ErrNotAllowed before anything leaves;
+// guard.(*Guard).Allowed is sitediag's.
+type AllowFunc func(addr netip.Addr) bool
+
 // ErrNotAllowed is what a connection refused by a network policy wraps
 // (sitediag's SSRF policy: private, loopback, link-local and metadata
 // addresses unless allowed).

@@ -105,6 +105,11 @@ type Options struct {
 	Dial netx.DialFunc
 	// TCPOnly skips ICMP and pings with TCP connects.
 	TCPOnly bool
+	// Allow is the policy for ICMP, which is sent rather than dialled: a
+	// ping of an address it refuses fails with netx.ErrNotAllowed before
+	// anything is sent. If nil, every address is allowed. (Dial applies
+	// its own policy to the TCP fallback.)
+	Allow netx.AllowFunc
 }
 
 // Reply is one answered request.
@@ -151,10 +156,13 @@ var (
 
 // Ping sends opts.Count requests to addr and reports the round trips. The
 // error wraps ErrNotSent (with the cause) when nothing could be sent,
-// ErrNoMethod, or ctx's error.
+// ErrNoMethod, netx.ErrNotAllowed, or ctx's error.
 func Ping(ctx context.Context, addr netip.Addr, opts Options) (*Result, error) {
 	opts = withDefaults(opts)
 	addr = addr.WithZone("").Unmap()
+	if opts.Allow != nil && !opts.Allow(addr) {
+		return nil, fmt.Errorf("ping: %v: %w", addr, netx.ErrNotAllowed)
+	}
 	var res *Result
 	var err error
 	switch access := ICMPAccess(addr.Is6()); {

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag/dns"
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/netnstest"
 	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/internal/testenv"
+	"github.com/sitediag/sitediag/net/guard"
 	"github.com/sitediag/sitediag/net/netx"
 )
 
@@ -81,6 +81,22 @@ func TestPingAcrossNamespaces(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestPingRefusedByPolicy runs as any user: the policy is asked before a
+// socket is opened, for ICMP and for the TCP fallback alike.
+func TestPingRefusedByPolicy(t *testing.T) {
+	policy := guard.NewPolicy(nil)
+	for _, tcpOnly := range []bool{false, true} {
+		dial := func(context.Context, string, string) (net.Conn, error) {
+			t.Fatal("dialled a refused address")
+			return nil, nil
+		}
+		_, err := Ping(context.Background(), netip.MustParseAddr("127.0.0.1"), Options{Count: 1, Allow: policy.Allowed, Dial: dial, TCPOnly: tcpOnly})
+		if !errors.Is(err, netx.ErrNotAllowed) {
+			t.Fatalf("TCPOnly %v: err = %v, want netx.ErrNotAllowed", tcpOnly, err)
+		}
+	}
 }
 
 func TestPingLoopbackICMP(t *testing.T) {

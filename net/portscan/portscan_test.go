@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag/dns"
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/porttest"
+	"github.com/sitediag/sitediag/net/guard"
 	"github.com/sitediag/sitediag/net/netx"
 )
 

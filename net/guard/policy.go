@@ -8,6 +8,13 @@
 // documentation and 6to4 blocks. Operators can exempt networks with an
 // allow list; tests allow their loopback fixtures that way, never by
 // switching the policy off.
+//
+// sitediag.Client builds one Guard from its Config and hands it to every
+// mechanism. A program that calls the mechanism packages itself (tls,
+// net/portscan, net/httpprobe, browser, …) builds its own with New and
+// passes its methods where they take a netx type: DialContext or
+// DialLiteral as a netx.DialFunc, NewHTTPClient for a netx.Doer, Allowed
+// for a netx.CheckFunc, so those calls obey the same policy.
 package guard
 
 import (

@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sitediag/sitediag/internal/guard"
 	"github.com/sitediag/sitediag/internal/guardtest"
 	"github.com/sitediag/sitediag/internal/proxytest"
+	"github.com/sitediag/sitediag/net/guard"
 	"github.com/sitediag/sitediag/net/netx"
 )
 
