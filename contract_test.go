@@ -5,10 +5,39 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/content"
+	"github.com/sitediag/sitediag/dns"
+	"github.com/sitediag/sitediag/internal/apitag"
 )
+
+// TestEnumsAreTheMechanisms holds the enums the API's tags write (struct
+// tags must be constants) to the lists the mechanisms check against, so
+// a record type or format added to one is added to the other.
+func TestEnumsAreTheMechanisms(t *testing.T) {
+	enum := func(typ reflect.Type, member string) []string {
+		for _, f := range apitag.Fields(typ) {
+			if f.Name == member {
+				return f.Enum
+			}
+		}
+		t.Fatalf("%v has no member %q", typ, member)
+		return nil
+	}
+	if got, want := enum(reflect.TypeFor[sitediag.DNSRecordsOptions](), "types"), dns.RecordTypes(); !slices.Equal(got, want) {
+		t.Errorf("/dnsrecord types enum %v, dns.RecordTypes() %v", got, want)
+	}
+	var formats []string
+	for _, f := range content.Formats() {
+		formats = append(formats, string(f))
+	}
+	if got := enum(reflect.TypeFor[sitediag.WebScrapeOptions](), "format"); !slices.Equal(got, formats) {
+		t.Errorf("/web-scraping format enum %v, content.Formats() %v", got, formats)
+	}
+}
 
 // TestOptionsAreTheRequestBodies decodes an example body of every
 // operation (the API's, url aside) into the library's options, strictly,

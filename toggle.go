@@ -31,17 +31,6 @@ func ToggleOf(b bool) Toggle {
 	return Off
 }
 
-// Or returns the toggle's value, def when it is unset.
-func (t Toggle) Or(def bool) bool {
-	switch t {
-	case On:
-		return true
-	case Off:
-		return false
-	}
-	return def
-}
-
 // Bool is the toggle's value once resolved: true for On, false for Off
 // and unset.
 func (t Toggle) Bool() bool { return t == On }

@@ -10,14 +10,14 @@ import (
 
 func TestToggle(t *testing.T) {
 	for _, tc := range []struct {
-		json      string
-		want      sitediag.Toggle
-		or, orNot bool
+		json string
+		want sitediag.Toggle
+		str  string
 	}{
-		{`{}`, 0, true, false},
-		{`{"t": null}`, 0, true, false},
-		{`{"t": true}`, sitediag.On, true, true},
-		{`{"t": false}`, sitediag.Off, false, false},
+		{`{}`, 0, ""},
+		{`{"t": null}`, 0, ""},
+		{`{"t": true}`, sitediag.On, "true"},
+		{`{"t": false}`, sitediag.Off, "false"},
 	} {
 		var v struct {
 			T sitediag.Toggle `json:"t"`
@@ -25,8 +25,8 @@ func TestToggle(t *testing.T) {
 		if err := json.Unmarshal([]byte(tc.json), &v); err != nil {
 			t.Fatalf("%s: %v", tc.json, err)
 		}
-		if v.T != tc.want || v.T.Or(true) != tc.or || v.T.Or(false) != tc.orNot {
-			t.Errorf("%s: got %v (Or(true) %v, Or(false) %v), want %v (%v, %v)", tc.json, v.T, v.T.Or(true), v.T.Or(false), tc.want, tc.or, tc.orNot)
+		if v.T != tc.want || v.T.String() != tc.str || v.T.Bool() != (tc.want == sitediag.On) {
+			t.Errorf("%s: got %v (%q, Bool %v), want %v (%q)", tc.json, v.T, v.T.String(), v.T.Bool(), tc.want, tc.str)
 		}
 	}
 	var v struct {
