@@ -109,33 +109,21 @@ func (c *dialConnector) probe(port uint16, timeout time.Duration) (answered, ope
 }
 
 // outcome classifies a connect to port that failed with err: answered
-// when the port refused, reset or was unreachable, silent when it timed
-// out, and an error (which stops the scan) when err is not about the
-// port.
+// when the port refused, reset, was unreachable or was administratively
+// prohibited, silent when it timed out, and an error (which stops the
+// scan) when err is not about the port.
 func outcome(port uint16, err error) (answered, open bool, _ error) {
-	switch {
-	case timedOut(err):
-		return false, false, nil
-	case portAnswer(err):
+	errno, ok := err.(syscall.Errno) // the socket connector's, without errors.As's reflection
+	if !ok {
+		errors.As(err, &errno)
+	}
+	switch errno {
+	case syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.EHOSTUNREACH, syscall.EACCES, syscall.EPERM:
 		return true, false, nil
 	}
-	return false, false, fmt.Errorf("portscan: port %d: %w", port, err)
-}
-
-// timedOut reports whether err is a connect that got no answer in time.
-func timedOut(err error) bool {
 	var netErr net.Error
-	return errors.Is(err, syscall.ETIMEDOUT) || (errors.As(err, &netErr) && netErr.Timeout())
-}
-
-// portAnswer reports whether err says something about the port rather
-// than about the scan: refused, reset, filtered (administratively
-// prohibited).
-func portAnswer(err error) bool {
-	switch {
-	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
-		errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
-		return true
+	if errno == syscall.ETIMEDOUT || (errors.As(err, &netErr) && netErr.Timeout()) {
+		return false, false, nil
 	}
-	return false
+	return false, false, fmt.Errorf("portscan: port %d: %w", port, err)
 }

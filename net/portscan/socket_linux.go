@@ -9,6 +9,7 @@ import (
 	"os"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/sitediag/sitediag/net/netx"
 	"golang.org/x/sys/unix"
@@ -43,8 +44,10 @@ type socketConnector struct {
 	deadlines deadlineHeap
 	// finished are attempts over and not yet handed to next.
 	finished []attempt
-	events   []unix.EpollEvent
-	started  int
+	// spare are sockets a refusal left unconnected, ready for reuse.
+	spare   []int
+	events  []unix.EpollEvent
+	started int
 }
 
 // pendingConnect is a socket whose connect has not finished.
@@ -81,9 +84,9 @@ func newSocketConnector(control netx.ControlFunc, addr netip.Addr) (*socketConne
 }
 
 func (c *socketConnector) start(port uint16, retry bool, timeout time.Duration) error {
-	fd, err := unix.Socket(c.family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	fd, err := c.socket()
 	if err != nil {
-		return fmt.Errorf("portscan: port %d: %w", port, os.NewSyscallError("socket", err))
+		return fmt.Errorf("portscan: port %d: %w", port, err)
 	}
 	if err := c.control(c.network, netip.AddrPortFrom(c.addr, port).String(), socketConn(fd)); err != nil {
 		unix.Close(fd)
@@ -97,8 +100,15 @@ func (c *socketConnector) start(port uint16, retry bool, timeout time.Duration) 
 	}
 	p := &pendingConnect{attempt: attempt{port: port, retry: retry, launched: time.Now()}, fd: fd}
 	p.deadline = p.launched.Add(timeout)
-	switch err := unix.Connect(fd, c.sa); {
-	case err == unix.EINPROGRESS:
+	err = unix.Connect(fd, c.sa)
+	if err == unix.EINPROGRESS {
+		// On loopback the answer is in before connect returns: asking
+		// again takes it (EALREADY while there is none), which spares
+		// the epoll registration and the wake-up it causes.
+		err = unix.Connect(fd, c.sa)
+	}
+	switch err {
+	case unix.EALREADY:
 		ev := unix.EpollEvent{Events: unix.EPOLLOUT, Fd: int32(fd)}
 		if err := unix.EpollCtl(c.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
 			unix.Close(fd)
@@ -106,8 +116,10 @@ func (c *socketConnector) start(port uint16, retry bool, timeout time.Duration) 
 		}
 		c.pending[int32(fd)] = p
 		heap.Push(&c.deadlines, p)
+	case unix.EISCONN:
+		c.finish(p, nil, true)
 	default:
-		c.finish(p, err)
+		c.finish(p, err, true)
 	}
 	if c.started++; c.started%harvestEvery == 0 {
 		return c.harvest()
@@ -115,18 +127,47 @@ func (c *socketConnector) start(port uint16, retry bool, timeout time.Duration) 
 	return nil
 }
 
-// finish closes p's socket and records its outcome: err is the connect's
-// (nil when it connected).
-func (c *socketConnector) finish(p *pendingConnect, err error) {
-	unix.Close(p.fd)
+// socket returns a socket to connect: a spare one, or a new one.
+func (c *socketConnector) socket() (int, error) {
+	if n := len(c.spare); n > 0 {
+		fd := c.spare[n-1]
+		c.spare = c.spare[:n-1]
+		return fd, nil
+	}
+	fd, err := unix.Socket(c.family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	return fd, os.NewSyscallError("socket", err)
+}
+
+// finish records the outcome of p's connect, err (nil when it
+// connected), and closes its socket; or, when the port refused and the
+// socket is reusable (never registered with epoll), dissolves the
+// attempt and keeps the socket for the next connect, which spares a
+// socket and a close per closed port.
+func (c *socketConnector) finish(p *pendingConnect, err error, reusable bool) {
+	if reusable && err == unix.ECONNREFUSED && disconnect(p.fd) == nil {
+		c.spare = append(c.spare, p.fd)
+	} else {
+		unix.Close(p.fd)
+	}
 	a := p.attempt
 	a.took = time.Since(a.launched)
 	if err == nil {
 		a.answered, a.open = true, true
 	} else {
-		a.answered, a.open, a.err = outcome(a.port, os.NewSyscallError("connect", err))
+		a.answered, a.open, a.err = outcome(a.port, err)
 	}
 	c.finished = append(c.finished, a)
+}
+
+// disconnect returns a socket whose connect failed to its unconnected
+// state: connect(2) to an AF_UNSPEC address, which x/sys/unix has no
+// Sockaddr for.
+func disconnect(fd int) error {
+	sa := unix.RawSockaddr{Family: unix.AF_UNSPEC}
+	if _, _, errno := unix.Syscall(unix.SYS_CONNECT, uintptr(fd), uintptr(unsafe.Pointer(&sa)), unsafe.Sizeof(sa)); errno != 0 {
+		return errno
+	}
+	return nil
 }
 
 // harvest finishes the sockets whose connects are over, without waiting.
@@ -142,11 +183,7 @@ func (c *socketConnector) harvest() error {
 		for _, ev := range c.events[:n] {
 			p := c.pending[ev.Fd]
 			delete(c.pending, ev.Fd)
-			soErr, err := unix.GetsockoptInt(p.fd, unix.SOL_SOCKET, unix.SO_ERROR)
-			if err == nil && soErr != 0 {
-				err = syscall.Errno(soErr)
-			}
-			c.finish(p, err)
+			c.finish(p, pendingError(p.fd), false)
 		}
 		if n < len(c.events) {
 			return nil
@@ -162,7 +199,7 @@ func (c *socketConnector) expire(now time.Time) {
 			continue // finished already; the descriptor may be reused
 		}
 		delete(c.pending, int32(p.fd))
-		c.finish(p, unix.ETIMEDOUT)
+		c.finish(p, unix.ETIMEDOUT, false)
 	}
 }
 
@@ -204,7 +241,8 @@ func (c *socketConnector) next(ctx context.Context) (attempt, error) {
 	return a, nil
 }
 
-// close closes every socket still connecting and the epoll instance.
+// close closes every socket still connecting, the spare ones and the
+// epoll instance.
 func (c *socketConnector) close() {
 	if c.stopCtx != nil {
 		c.stopCtx()
@@ -212,8 +250,24 @@ func (c *socketConnector) close() {
 	for _, p := range c.pending {
 		unix.Close(p.fd)
 	}
-	c.pending = nil
+	for _, fd := range c.spare {
+		unix.Close(fd)
+	}
+	c.pending, c.spare = nil, nil
 	c.ep.Close()
+}
+
+// pendingError takes the pending error of a socket (SO_ERROR): nil when
+// there is none, which once the socket is writable means it connected.
+func pendingError(fd int) error {
+	soErr, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ERROR)
+	switch {
+	case err != nil:
+		return os.NewSyscallError("getsockopt", err)
+	case soErr != 0:
+		return syscall.Errno(soErr)
+	}
+	return nil
 }
 
 // socketConn is the syscall.RawConn a ControlFunc is handed: the socket
