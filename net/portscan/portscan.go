@@ -53,8 +53,8 @@ type Options struct {
 	// rather than through dial: on Linux, non-blocking connects, many in
 	// flight on one goroutine, which costs a fraction of a dial per port.
 	// It is called on every such socket with the literal address before
-	// the socket connects, and its error stops the scan as a refused dial
-	// does; sitediag passes its SSRF guard's. If nil, or off Linux, every
+	// each connect, from several goroutines at once, and its error stops
+	// the scan as a refused dial does; sitediag passes its SSRF guard's. If nil, or off Linux, every
 	// connect goes through dial. Service detection always uses dial.
 	Control netx.ControlFunc
 }

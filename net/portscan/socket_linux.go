@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"runtime"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -15,57 +17,69 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// harvestEvery is how many connects socketConnector starts before it
-// collects the answers already in: on loopback every connect is answered
-// before connect(2) returns, so the scan holds a few dozen sockets rather
-// than a window's worth (growing the descriptor table of a process with
-// threads waits for an RCU grace period each time it doubles).
-const harvestEvery = 16
+// Batching of socketConnector: the connects started are issued
+// batchSize at a time, the batch shared among up to maxLanes goroutines
+// (no more than GOMAXPROCS), each with sockets of its own; then the
+// answers already in are collected. On loopback a connect is answered
+// before connect(2) returns, so the scan holds a few sockets rather than
+// a window's worth (growing the descriptor table of a process with
+// threads waits for an RCU grace period each time it doubles), and its
+// cost, nearly all in the kernel, is spread over the cores.
+const (
+	batchSize = 64
+	maxLanes  = 4
+)
 
 // socketConnector connects on non-blocking sockets of its own and
-// watches them with an epoll instance, itself waited on through the
-// runtime's poller, so one goroutine keeps the whole window in flight.
+// watches those still connecting with an epoll instance, itself waited on
+// through the runtime's poller: the whole window is in flight without a
+// goroutine per connect.
 type socketConnector struct {
-	control netx.ControlFunc
-	addr    netip.Addr
-	network string
-	// sa is the target's address; start sets its port.
-	sa     unix.Sockaddr
-	family int
 	// ep is the epoll instance, as a pollable file whose read deadline
 	// bounds a wait.
 	ep      *os.File
 	epfd    int
 	rawEp   syscall.RawConn
 	stopCtx func() bool
+	lanes   []*lane
+	// batch are the connects started and not yet issued.
+	batch []pendingConnect
 	// pending are the sockets connecting, by descriptor; deadlines orders
 	// them by when they count as silent.
 	pending   map[int32]*pendingConnect
 	deadlines deadlineHeap
 	// finished are attempts over and not yet handed to next.
 	finished []attempt
-	// spare are sockets a refusal left unconnected, ready for reuse.
-	spare   []int
-	events  []unix.EpollEvent
-	started int
+	events   []unix.EpollEvent
 }
 
-// pendingConnect is a socket whose connect has not finished.
+// pendingConnect is a connect started, then a socket connecting.
 type pendingConnect struct {
 	attempt
+	timeout  time.Duration
 	fd       int
 	deadline time.Time
 }
 
+// lane issues connects on a goroutine of its own during a batch.
+type lane struct {
+	control netx.ControlFunc
+	addr    netip.Addr
+	network string
+	family  int
+	// sa is the target's address; connect sets its port.
+	sa   unix.Sockaddr
+	epfd int
+	// spare are sockets a refusal left unconnected, ready for reuse.
+	spare []int
+	// What the batch left: attempts over, sockets connecting, and the
+	// error that stopped the lane.
+	finished []attempt
+	pending  []*pendingConnect
+	err      error
+}
+
 func newSocketConnector(control netx.ControlFunc, addr netip.Addr) (*socketConnector, error) {
-	addr = addr.WithZone("").Unmap()
-	c := &socketConnector{control: control, addr: addr, pending: map[int32]*pendingConnect{},
-		events: make([]unix.EpollEvent, 128)}
-	if addr.Is4() {
-		c.network, c.family, c.sa = "tcp4", unix.AF_INET, &unix.SockaddrInet4{Addr: addr.As4()}
-	} else {
-		c.network, c.family, c.sa = "tcp6", unix.AF_INET6, &unix.SockaddrInet6{Addr: addr.As16()}
-	}
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, os.NewSyscallError("epoll_create1", err)
@@ -75,80 +89,166 @@ func newSocketConnector(control netx.ControlFunc, addr netip.Addr) (*socketConne
 		return nil, os.NewSyscallError("fcntl", err)
 	}
 	// A non-blocking descriptor makes a file the runtime's poller watches.
-	c.ep, c.epfd = os.NewFile(uintptr(epfd), "portscan-epoll"), epfd
+	c := &socketConnector{ep: os.NewFile(uintptr(epfd), "portscan-epoll"), epfd: epfd,
+		pending: map[int32]*pendingConnect{}, events: make([]unix.EpollEvent, 128)}
 	if c.rawEp, err = c.ep.SyscallConn(); err != nil {
 		c.ep.Close()
 		return nil, err
+	}
+	addr = addr.WithZone("").Unmap()
+	for range min(runtime.GOMAXPROCS(0), maxLanes) {
+		l := &lane{control: control, addr: addr, epfd: epfd}
+		if addr.Is4() {
+			l.network, l.family, l.sa = "tcp4", unix.AF_INET, &unix.SockaddrInet4{Addr: addr.As4()}
+		} else {
+			l.network, l.family, l.sa = "tcp6", unix.AF_INET6, &unix.SockaddrInet6{Addr: addr.As16()}
+		}
+		c.lanes = append(c.lanes, l)
 	}
 	return c, nil
 }
 
 func (c *socketConnector) start(port uint16, retry bool, timeout time.Duration) error {
-	fd, err := c.socket()
+	c.batch = append(c.batch, pendingConnect{attempt: attempt{port: port, retry: retry}, timeout: timeout})
+	if len(c.batch) < batchSize {
+		return nil
+	}
+	return c.issue()
+}
+
+// issue makes the connects of the batch, shared among the lanes, then
+// collects the answers already in.
+func (c *socketConnector) issue() error {
+	n := len(c.batch)
+	share := (n + len(c.lanes) - 1) / len(c.lanes)
+	var wg sync.WaitGroup
+	for i, l := range c.lanes[1:] {
+		if part := c.batch[min((i+1)*share, n):min((i+2)*share, n)]; len(part) > 0 {
+			wg.Go(func() { l.connectAll(part) })
+		}
+	}
+	c.lanes[0].connectAll(c.batch[:min(share, n)])
+	wg.Wait()
+	c.batch = c.batch[:0]
+	var err error
+	for _, l := range c.lanes {
+		c.finished = append(c.finished, l.finished...)
+		for _, p := range l.pending {
+			c.pending[int32(p.fd)] = p
+			heap.Push(&c.deadlines, p)
+		}
+		if err == nil {
+			err = l.err
+		}
+		l.finished, l.pending, l.err = l.finished[:0], l.pending[:0], nil
+	}
 	if err != nil {
-		return fmt.Errorf("portscan: port %d: %w", port, err)
+		return err
 	}
-	if err := c.control(c.network, netip.AddrPortFrom(c.addr, port).String(), socketConn(fd)); err != nil {
+	return c.harvest()
+}
+
+// connectAll connects each of part in turn, until one fails.
+func (l *lane) connectAll(part []pendingConnect) {
+	for i := range part {
+		if l.err = l.connect(&part[i]); l.err != nil {
+			return
+		}
+	}
+}
+
+// connect makes the connect p: the answer when it is in at once, else a
+// socket connecting, watched by epoll.
+func (l *lane) connect(p *pendingConnect) error {
+	fd, err := l.socket()
+	if err != nil {
+		return fmt.Errorf("portscan: port %d: %w", p.port, err)
+	}
+	if err := l.control(l.network, netip.AddrPortFrom(l.addr, p.port).String(), socketConn(fd)); err != nil {
 		unix.Close(fd)
-		return fmt.Errorf("portscan: port %d: %w", port, err)
+		return fmt.Errorf("portscan: port %d: %w", p.port, err)
 	}
-	switch sa := c.sa.(type) {
+	switch sa := l.sa.(type) {
 	case *unix.SockaddrInet4:
-		sa.Port = int(port)
+		sa.Port = int(p.port)
 	case *unix.SockaddrInet6:
-		sa.Port = int(port)
+		sa.Port = int(p.port)
 	}
-	p := &pendingConnect{attempt: attempt{port: port, retry: retry, launched: time.Now()}, fd: fd}
-	p.deadline = p.launched.Add(timeout)
-	err = unix.Connect(fd, c.sa)
+	p.fd, p.launched = fd, time.Now()
+	err = unix.Connect(fd, l.sa)
 	if err == unix.EINPROGRESS {
 		// On loopback the answer is in before connect returns: asking
 		// again takes it (EALREADY while there is none), which spares
 		// the epoll registration and the wake-up it causes.
-		err = unix.Connect(fd, c.sa)
+		err = unix.Connect(fd, l.sa)
 	}
 	switch err {
 	case unix.EALREADY:
 		ev := unix.EpollEvent{Events: unix.EPOLLOUT, Fd: int32(fd)}
-		if err := unix.EpollCtl(c.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
 			unix.Close(fd)
-			return fmt.Errorf("portscan: port %d: %w", port, os.NewSyscallError("epoll_ctl", err))
+			return fmt.Errorf("portscan: port %d: %w", p.port, os.NewSyscallError("epoll_ctl", err))
 		}
-		c.pending[int32(fd)] = p
-		heap.Push(&c.deadlines, p)
-	case unix.EISCONN:
-		c.finish(p, nil, true)
-	default:
-		c.finish(p, err, true)
+		connecting := *p
+		connecting.deadline = p.launched.Add(p.timeout)
+		l.pending = append(l.pending, &connecting)
+		return nil
+	case unix.EISCONN, nil:
+		err = connected(fd)
+	case unix.ECONNREFUSED:
+		// The socket is kept for the next connect (dissolved first),
+		// which spares a socket and a close per closed port.
+		if disconnect(fd) == nil {
+			l.spare = append(l.spare, fd)
+			l.finished = append(l.finished, p.over(err))
+			return nil
+		}
 	}
-	if c.started++; c.started%harvestEvery == 0 {
-		return c.harvest()
+	unix.Close(fd)
+	l.finished = append(l.finished, p.over(err))
+	return nil
+}
+
+// connected checks a socket that connected: nil, or ECONNREFUSED when it
+// connected to itself (a port of the local host nothing listens on, in
+// the ephemeral range, can be chosen as its own source port; Go's dialer
+// retries such a connect, which then is refused).
+func connected(fd int) error {
+	local, err := unix.Getsockname(fd)
+	if err != nil {
+		return os.NewSyscallError("getsockname", err)
+	}
+	peer, err := unix.Getpeername(fd)
+	if err != nil {
+		return os.NewSyscallError("getpeername", err)
+	}
+	switch l := local.(type) {
+	case *unix.SockaddrInet4:
+		if p, ok := peer.(*unix.SockaddrInet4); ok && *p == *l {
+			return unix.ECONNREFUSED
+		}
+	case *unix.SockaddrInet6:
+		if p, ok := peer.(*unix.SockaddrInet6); ok && *p == *l {
+			return unix.ECONNREFUSED
+		}
 	}
 	return nil
 }
 
 // socket returns a socket to connect: a spare one, or a new one.
-func (c *socketConnector) socket() (int, error) {
-	if n := len(c.spare); n > 0 {
-		fd := c.spare[n-1]
-		c.spare = c.spare[:n-1]
+func (l *lane) socket() (int, error) {
+	if n := len(l.spare); n > 0 {
+		fd := l.spare[n-1]
+		l.spare = l.spare[:n-1]
 		return fd, nil
 	}
-	fd, err := unix.Socket(c.family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	fd, err := unix.Socket(l.family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
 	return fd, os.NewSyscallError("socket", err)
 }
 
-// finish records the outcome of p's connect, err (nil when it
-// connected), and closes its socket; or, when the port refused and the
-// socket is reusable (never registered with epoll), dissolves the
-// attempt and keeps the socket for the next connect, which spares a
-// socket and a close per closed port.
-func (c *socketConnector) finish(p *pendingConnect, err error, reusable bool) {
-	if reusable && err == unix.ECONNREFUSED && disconnect(p.fd) == nil {
-		c.spare = append(c.spare, p.fd)
-	} else {
-		unix.Close(p.fd)
-	}
+// over is the attempt p once its connect ended with err (nil when it
+// connected).
+func (p *pendingConnect) over(err error) attempt {
 	a := p.attempt
 	a.took = time.Since(a.launched)
 	if err == nil {
@@ -156,7 +256,7 @@ func (c *socketConnector) finish(p *pendingConnect, err error, reusable bool) {
 	} else {
 		a.answered, a.open, a.err = outcome(a.port, err)
 	}
-	c.finished = append(c.finished, a)
+	return a
 }
 
 // disconnect returns a socket whose connect failed to its unconnected
@@ -168,6 +268,14 @@ func disconnect(fd int) error {
 		return errno
 	}
 	return nil
+}
+
+// finish closes the socket of p, which was connecting, and records how
+// its connect ended.
+func (c *socketConnector) finish(p *pendingConnect, err error) {
+	delete(c.pending, int32(p.fd))
+	unix.Close(p.fd)
+	c.finished = append(c.finished, p.over(err))
 }
 
 // harvest finishes the sockets whose connects are over, without waiting.
@@ -182,8 +290,11 @@ func (c *socketConnector) harvest() error {
 		}
 		for _, ev := range c.events[:n] {
 			p := c.pending[ev.Fd]
-			delete(c.pending, ev.Fd)
-			c.finish(p, pendingError(p.fd), false)
+			err := pendingError(p.fd)
+			if err == nil {
+				err = connected(p.fd)
+			}
+			c.finish(p, err)
 		}
 		if n < len(c.events) {
 			return nil
@@ -195,15 +306,18 @@ func (c *socketConnector) harvest() error {
 func (c *socketConnector) expire(now time.Time) {
 	for len(c.deadlines) > 0 && !c.deadlines[0].deadline.After(now) {
 		p := heap.Pop(&c.deadlines).(*pendingConnect)
-		if c.pending[int32(p.fd)] != p {
-			continue // finished already; the descriptor may be reused
+		if c.pending[int32(p.fd)] == p { // else finished already; the descriptor may be reused
+			c.finish(p, unix.ETIMEDOUT)
 		}
-		delete(c.pending, int32(p.fd))
-		c.finish(p, unix.ETIMEDOUT, false)
 	}
 }
 
 func (c *socketConnector) next(ctx context.Context) (attempt, error) {
+	if len(c.batch) > 0 {
+		if err := c.issue(); err != nil {
+			return attempt{}, err
+		}
+	}
 	if c.stopCtx == nil {
 		// A read deadline in the past wakes a wait when ctx ends.
 		c.stopCtx = context.AfterFunc(ctx, func() { c.ep.SetReadDeadline(time.Unix(1, 0)) })
@@ -250,10 +364,15 @@ func (c *socketConnector) close() {
 	for _, p := range c.pending {
 		unix.Close(p.fd)
 	}
-	for _, fd := range c.spare {
-		unix.Close(fd)
+	for _, l := range c.lanes {
+		for _, fd := range l.spare {
+			unix.Close(fd)
+		}
+		for _, p := range l.pending { // a batch that failed part way
+			unix.Close(p.fd)
+		}
 	}
-	c.pending, c.spare = nil, nil
+	c.pending, c.lanes = nil, nil
 	c.ep.Close()
 }
 

@@ -8,10 +8,13 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
 	"github.com/sitediag/sitediag/net/netx"
+	"golang.org/x/sys/unix"
 )
 
 // TestScanControlBeforeConnect: the scan's own sockets are judged by
@@ -26,9 +29,12 @@ func TestScanControlBeforeConnect(t *testing.T) {
 	defer ln.Close()
 	port := uint16(ln.Addr().(*net.TCPAddr).Port)
 	dial, control := guarded("127.0.0.1/32")
+	var mu sync.Mutex
 	var judged []string
 	record := func(network, address string, c syscall.RawConn) error {
+		mu.Lock()
 		judged = append(judged, network+" "+address)
+		mu.Unlock()
 		return control(network, address, c)
 	}
 	_, err = Scan(context.Background(), dial, refused, []uint16{port}, Options{Control: record})
@@ -67,9 +73,9 @@ func TestScanCancelClosesItsSockets(t *testing.T) {
 	before := openDescriptors(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	judged := 0
+	var judged atomic.Int32
 	cancelMidway := func(network, address string, c syscall.RawConn) error {
-		if judged++; judged == 50 {
+		if judged.Add(1) == 50 {
 			cancel()
 		}
 		return control(network, address, c)
@@ -78,7 +84,7 @@ func TestScanCancelClosesItsSockets(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	if judged < 50 {
+	if judged := judged.Load(); judged < 50 {
 		t.Fatalf("only %d sockets were judged before the scan ended", judged)
 	}
 	if after := openDescriptors(t); !slices.Equal(after, before) {
@@ -99,4 +105,30 @@ func openDescriptors(t *testing.T) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// TestScanSelfConnectIsNotOpen: a socket whose source port is the port
+// it connects to, on the same address, connects to itself when nothing
+// listens there (TCP simultaneous open); that port is closed.
+func TestScanSelfConnectIsNotOpen(t *testing.T) {
+	addr := privateLoopback()
+	port := closedOn(t, addr)
+	dial, control := guarded(netip.PrefixFrom(addr, 32).String())
+	bindToTarget := func(network, address string, c syscall.RawConn) error {
+		var err error
+		c.Control(func(fd uintptr) {
+			err = unix.Bind(int(fd), &unix.SockaddrInet4{Port: int(port), Addr: addr.As4()})
+		})
+		if err != nil {
+			return err
+		}
+		return control(network, address, c)
+	}
+	res, err := Scan(context.Background(), dial, addr, []uint16{port}, Options{Control: bindToTarget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Open) != 0 {
+		t.Fatalf("open = %v, want none: the socket connected to itself", res.Open)
+	}
 }

@@ -2,9 +2,11 @@ package portscan
 
 import (
 	"context"
+	"math/rand/v2"
 	"net"
 	"net/netip"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -107,18 +109,39 @@ func TestScanIPv6Loopback(t *testing.T) {
 
 // TestScanManyPorts scans more ports than a window holds, most of them
 // closed, so sockets are reused and answers are collected while
-// connects are still being started.
+// connects are still being made; on a loopback address of its own, where
+// the listeners of other tests on 127.0.0.1 do not answer.
 func TestScanManyPorts(t *testing.T) {
+	addr := privateLoopback()
 	var open, ports []uint16
 	for range 40 {
-		open = append(open, porttest.Listen(t, porttest.Hangup).Port)
+		port, _ := porttest.Counting(t, netip.AddrPortFrom(addr, 0).String())
+		p, _ := strconv.ParseUint(port, 10, 16)
+		open = append(open, uint16(p))
 	}
 	for range 1500 {
-		ports = append(ports, porttest.Closed(t))
+		ports = append(ports, closedOn(t, addr))
 	}
 	ports = append(ports, open...)
 	slices.Sort(ports)
 	ports = slices.Compact(ports)
 	slices.Sort(open)
-	scanBoth(t, loopback, ports, open, Options{Concurrency: 300})
+	scanBoth(t, addr, ports, open, Options{Concurrency: 300})
+}
+
+// privateLoopback is a loopback address other than 127.0.0.1, chosen at
+// random.
+func privateLoopback() netip.Addr {
+	return netip.AddrFrom4([4]byte{127, byte(1 + rand.IntN(254)), byte(rand.IntN(256)), byte(1 + rand.IntN(254))})
+}
+
+// closedOn returns a port of addr nothing listens on (one just released).
+func closedOn(t *testing.T, addr netip.Addr) uint16 {
+	t.Helper()
+	ln, err := net.ListenTCP("tcp", net.TCPAddrFromAddrPort(netip.AddrPortFrom(addr, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return uint16(ln.Addr().(*net.TCPAddr).Port)
 }
