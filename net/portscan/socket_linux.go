@@ -313,7 +313,7 @@ func (c *socketConnector) expire(now time.Time) {
 }
 
 func (c *socketConnector) next(ctx context.Context) (attempt, error) {
-	if len(c.batch) > 0 {
+	if len(c.finished) == 0 && len(c.batch) > 0 {
 		if err := c.issue(); err != nil {
 			return attempt{}, err
 		}
