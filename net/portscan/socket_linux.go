@@ -41,6 +41,7 @@ type socketConnector struct {
 	epfd    int
 	rawEp   syscall.RawConn
 	stopCtx func() bool
+	addr    netip.Addr
 	lanes   []*lane
 	// batch are the connects started and not yet issued.
 	batch []pendingConnect
@@ -96,6 +97,7 @@ func newSocketConnector(control netx.ControlFunc, addr netip.Addr) (*socketConne
 		return nil, err
 	}
 	addr = addr.WithZone("").Unmap()
+	c.addr = addr
 	for range min(runtime.GOMAXPROCS(0), maxLanes) {
 		l := &lane{control: control, addr: addr, epfd: epfd}
 		if addr.Is4() {
@@ -194,7 +196,7 @@ func (l *lane) connect(p *pendingConnect) error {
 		l.pending = append(l.pending, &connecting)
 		return nil
 	case unix.EISCONN, nil:
-		err = connected(fd)
+		err = connected(fd, netip.AddrPortFrom(l.addr, p.port))
 	case unix.ECONNREFUSED:
 		// The socket is kept for the next connect (dissolved first),
 		// which spares a socket and a close per closed port.
@@ -209,28 +211,20 @@ func (l *lane) connect(p *pendingConnect) error {
 	return nil
 }
 
-// connected checks a socket that connected: nil, or ECONNREFUSED when it
-// connected to itself (a port of the local host nothing listens on, in
-// the ephemeral range, can be chosen as its own source port; Go's dialer
-// retries such a connect, which then is refused).
-func connected(fd int) error {
-	local, err := unix.Getsockname(fd)
-	if err != nil {
-		return os.NewSyscallError("getsockname", err)
-	}
-	peer, err := unix.Getpeername(fd)
-	if err != nil {
-		return os.NewSyscallError("getpeername", err)
-	}
-	switch l := local.(type) {
+// connected checks a socket that connected to target: nil, or
+// ECONNREFUSED when it connected to itself (a local port nothing listens
+// on, in the ephemeral range, can be chosen as the socket's own source
+// port; Go's dialer dials such a port again, and is refused).
+func connected(fd int, target netip.AddrPort) error {
+	var local netip.AddrPort
+	switch sa, _ := unix.Getsockname(fd); sa := sa.(type) {
 	case *unix.SockaddrInet4:
-		if p, ok := peer.(*unix.SockaddrInet4); ok && *p == *l {
-			return unix.ECONNREFUSED
-		}
+		local = netip.AddrPortFrom(netip.AddrFrom4(sa.Addr), uint16(sa.Port))
 	case *unix.SockaddrInet6:
-		if p, ok := peer.(*unix.SockaddrInet6); ok && *p == *l {
-			return unix.ECONNREFUSED
-		}
+		local = netip.AddrPortFrom(netip.AddrFrom16(sa.Addr), uint16(sa.Port))
+	}
+	if local == target {
+		return unix.ECONNREFUSED
 	}
 	return nil
 }
@@ -292,7 +286,7 @@ func (c *socketConnector) harvest() error {
 			p := c.pending[ev.Fd]
 			err := pendingError(p.fd)
 			if err == nil {
-				err = connected(p.fd)
+				err = connected(p.fd, netip.AddrPortFrom(c.addr, p.port))
 			}
 			c.finish(p, err)
 		}
