@@ -50,12 +50,14 @@ type Options struct {
 	// does not tell. If nil, DefaultRanking.
 	Names *Ranking
 	// Control, when set, lets the scan connect on sockets of its own
-	// rather than through dial: on Linux, non-blocking connects, many in
-	// flight on one goroutine, which costs a fraction of a dial per port.
-	// It is called on every such socket with the literal address before
-	// each connect, from several goroutines at once, and its error stops
-	// the scan as a refused dial does; sitediag passes its SSRF guard's. If nil, or off Linux, every
-	// connect goes through dial. Service detection always uses dial.
+	// rather than through dial: on Linux, non-blocking connects, a batch
+	// at a time shared among a few goroutines, the answers watched with
+	// epoll, which costs a fraction of a dial per port. It is called on
+	// every such socket with the literal address before each connect,
+	// from several goroutines at once, and its error stops the scan as a
+	// refused dial does; sitediag passes its SSRF guard's. If nil, or off
+	// Linux, every connect goes through dial. Service detection always
+	// uses dial.
 	Control netx.ControlFunc
 }
 
