@@ -362,9 +362,6 @@ func (c *socketConnector) close() {
 		for _, fd := range l.spare {
 			unix.Close(fd)
 		}
-		for _, p := range l.pending { // a batch that failed part way
-			unix.Close(p.fd)
-		}
 	}
 	c.pending, c.lanes = nil, nil
 	c.ep.Close()
