@@ -255,7 +255,8 @@ func (p *pendingConnect) over(err error) attempt {
 
 // disconnect returns a socket whose connect failed to its unconnected
 // state: connect(2) to an AF_UNSPEC address, which x/sys/unix has no
-// Sockaddr for.
+// Sockaddr for. Without it the refusal's shutdown flags stay set and the
+// next connect's socket polls as hung up while it is still connecting.
 func disconnect(fd int) error {
 	sa := unix.RawSockaddr{Family: unix.AF_UNSPEC}
 	if _, _, errno := unix.Syscall(unix.SYS_CONNECT, uintptr(fd), uintptr(unsafe.Pointer(&sa)), unsafe.Sizeof(sa)); errno != 0 {
