@@ -100,6 +100,7 @@ func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOp
 		Timeout:        opts.PortTimeout.Duration(),
 		DetectServices: opts.DetectServices.Bool(),
 		Names:          ranking,
+		Control:        c.guard.Control,
 	})
 	switch {
 	case errors.Is(err, netx.ErrNotAllowed):

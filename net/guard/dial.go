@@ -38,7 +38,7 @@ type Guard struct {
 // New returns a guard that resolves with resolver and applies policy.
 func New(resolver Resolver, policy Policy) *Guard {
 	g := &Guard{policy: policy, refused: &refusals{n: map[string]uint64{}}, resolver: resolver}
-	d := &net.Dialer{Timeout: dialTimeout, Control: g.control}
+	d := &net.Dialer{Timeout: dialTimeout, Control: g.Control}
 	g.dial = d.DialContext
 	return g
 }
@@ -208,9 +208,12 @@ func endConnect(span trace.Span, ap netip.AddrPort, err error) {
 	tracing.End(span, err)
 }
 
-// control runs after the socket is created and before it connects: the
-// last word on the literal address.
-func (g *Guard) control(network, address string, _ syscall.RawConn) error {
+// Control is the guard's last word on a socket's literal address, after
+// the socket is created and before it connects (a netx.ControlFunc): it
+// returns netx.ErrNotAllowed unless address is an IP literal and port the
+// policy allows. Every dial of the guard runs it; a mechanism that opens
+// its own sockets (portscan) must run it too.
+func (g *Guard) Control(_, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil || !g.allowed(ap.Addr()) {
 		return netx.ErrNotAllowed

@@ -102,7 +102,7 @@ func TestControlChecksTheLiteralAddress(t *testing.T) {
 		"93.184.216.34:443":    true,
 		"not-an-address":       false,
 	} {
-		if got := g.control("tcp", addr, nil) == nil; got != want {
+		if got := g.Control("tcp", addr, nil) == nil; got != want {
 			t.Errorf("control(%s) allowed = %v, want %v", addr, got, want)
 		}
 	}
@@ -127,7 +127,7 @@ func TestDialRealRefusal(t *testing.T) {
 	port := uint16(ln.Addr().(*net.TCPAddr).Port)
 	// DialAddrs skips refused addresses; call the dialer itself to prove
 	// Control is the last word even when the pre-check is bypassed.
-	d := &net.Dialer{Control: g.control}
+	d := &net.Dialer{Control: g.Control}
 	if _, err := d.Dial("tcp", netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), port).String()); !errors.Is(err, netx.ErrNotAllowed) {
 		t.Fatalf("dial err = %v, want netx.ErrNotAllowed", err)
 	}

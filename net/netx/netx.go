@@ -17,6 +17,7 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"syscall"
 )
 
 // DialFunc connects to address ("host:port") over network ("tcp",
@@ -28,6 +29,14 @@ type DialFunc func(ctx context.Context, network, address string) (net.Conn, erro
 // and mtr) take one and refuse with ErrNotAllowed before anything leaves;
 // guard.(*Guard).Allowed is sitediag's.
 type AllowFunc func(addr netip.Addr) bool
+
+// ControlFunc judges a socket about to connect to address (an IP
+// literal and port, "192.0.2.1:443" or "[2001:db8::1]:80") over network
+// ("tcp4", "tcp6"): the shape of net.Dialer.Control. A mechanism that
+// opens sockets of its own calls it on each one after creating it and
+// before connecting; an error (one wrapping ErrNotAllowed for a refused
+// address) means the socket must not connect.
+type ControlFunc func(network, address string, c syscall.RawConn) error
 
 // ErrNotAllowed is what a connection refused by a network policy wraps
 // (sitediag's SSRF policy: private, loopback, link-local and metadata
