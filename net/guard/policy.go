@@ -13,8 +13,9 @@
 // mechanism. A program that calls the mechanism packages itself (tls,
 // net/portscan, net/httpprobe, browser, …) builds its own with New and
 // passes its methods where they take a netx type: DialContext or
-// DialLiteral as a netx.DialFunc, NewHTTPClient for a netx.Doer, Allowed
-// for a netx.CheckFunc, so those calls obey the same policy.
+// DialLiteral as a netx.DialFunc, Control for a netx.ControlFunc,
+// NewHTTPClient for a netx.Doer, Allowed for a netx.AllowFunc, so those
+// calls obey the same policy.
 package guard
 
 import (
