@@ -62,7 +62,7 @@ type httpRequest struct {
 func runHTTP[O, R any](ctx context.Context, c *Client, rawURL string, opts *O, req *RequestOptions, op httpOp,
 	probe func(ctx context.Context, r *httpRequest) (R, error)) (R, error) {
 	var zero R
-	if err := resolve(opts); err != nil {
+	if err := c.resolve(opts); err != nil {
 		return zero, err
 	}
 	t, err := parseURL(rawURL)
