@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/http/httptrace"
-	"net/netip"
 	"time"
 
 	mdns "github.com/miekg/dns"
@@ -104,20 +102,11 @@ func (r *Resolver) exchangePair(ctx context.Context, name string) (_ pairAnswers
 	return ans, ctx, nil
 }
 
-// dialUDP opens a UDP socket to server (an IP address and port): without
-// resolving the address again when no httptrace hook is to hear of the
-// connection.
+// dialUDP opens a UDP socket to server. With no dial timeout (a UDP
+// socket connects at once), no context is made for one.
 func dialUDP(ctx context.Context, server string) (*mdns.Conn, error) {
 	var d net.Dialer
-	ap, err := netip.ParseAddrPort(server)
-	if err != nil || httptrace.ContextClientTrace(ctx) != nil {
-		conn, err := d.DialContext(ctx, "udp", server)
-		if err != nil {
-			return nil, err
-		}
-		return &mdns.Conn{Conn: conn, UDPSize: ednsBufferSize}, nil
-	}
-	conn, err := d.DialUDP(ctx, "udp", netip.AddrPort{}, ap)
+	conn, err := d.DialContext(ctx, "udp", server)
 	if err != nil {
 		return nil, err
 	}

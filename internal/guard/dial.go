@@ -32,42 +32,15 @@ type Guard struct {
 	policy   Policy
 	refused  *refusals
 	resolver Resolver
-	dial     func(ctx context.Context, network string, address netip.AddrPort) (net.Conn, error)
+	dial     func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 // New returns a guard that resolves with resolver and applies policy.
 func New(resolver Resolver, policy Policy) *Guard {
 	g := &Guard{policy: policy, refused: &refusals{n: map[string]uint64{}}, resolver: resolver}
 	d := &net.Dialer{Timeout: dialTimeout, Control: g.control}
-	g.dial = func(ctx context.Context, network string, address netip.AddrPort) (net.Conn, error) {
-		return dialAddr(ctx, d, network, address)
-	}
+	g.dial = d.DialContext
 	return g
-}
-
-// dialAddr connects d to address over network. A TCP or UDP connection
-// is made from the address as it is, without the resolution of its text
-// that DialContext makes, unless an httptrace hook in ctx is to hear of
-// the connection: only DialContext tells it. d's Control checks the
-// address either way.
-func dialAddr(ctx context.Context, d *net.Dialer, network string, address netip.AddrPort) (net.Conn, error) {
-	if httptrace.ContextClientTrace(ctx) == nil {
-		switch network {
-		case "tcp":
-			conn, err := d.DialTCP(ctx, network, netip.AddrPort{}, address)
-			if err != nil {
-				return nil, err
-			}
-			return conn, nil
-		case "udp":
-			conn, err := d.DialUDP(ctx, network, netip.AddrPort{}, address)
-			if err != nil {
-				return nil, err
-			}
-			return conn, nil
-		}
-	}
-	return d.DialContext(ctx, network, address.String())
 }
 
 // Allowed reports whether the policy allows addr.
@@ -182,7 +155,7 @@ func (g *Guard) DialLiteral(ctx context.Context, network, address string) (net.C
 // when the caller has already resolved and pinned the target.
 func (g *Guard) DialAddrs(ctx context.Context, network string, addrs []netip.Addr, port uint16) (net.Conn, error) {
 	return g.firstConn(ctx, network, addrs, port, func(ctx context.Context, ap netip.AddrPort) (net.Conn, error) {
-		return g.dial(ctx, network, ap)
+		return g.dial(ctx, network, ap.String())
 	}, nil)
 }
 

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"net"
-	"net/http/httptrace"
 	"net/netip"
 	"net/url"
-	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -41,8 +39,8 @@ var errNoDial = errors.New("test: dial recorded, not performed")
 func recordingGuard(res Resolver, policy Policy) (*Guard, *[]string) {
 	g := New(res, policy)
 	var dialled []string
-	g.dial = func(_ context.Context, _ string, address netip.AddrPort) (net.Conn, error) {
-		dialled = append(dialled, address.String())
+	g.dial = func(_ context.Context, _, address string) (net.Conn, error) {
+		dialled = append(dialled, address)
 		return nil, errNoDial
 	}
 	return g, &dialled
@@ -136,64 +134,11 @@ func TestDialRealRefusal(t *testing.T) {
 	if _, err := g.DialAddrs(context.Background(), "tcp", []netip.Addr{netip.MustParseAddr("127.0.0.1")}, port); !errors.Is(err, netx.ErrNotAllowed) {
 		t.Fatalf("DialAddrs err = %v, want netx.ErrNotAllowed", err)
 	}
-	// Both ways dialAddr connects: from the address as it is, and
-	// through DialContext when an httptrace hook listens.
-	traced := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{})
-	for _, ctx := range []context.Context{context.Background(), traced} {
-		for _, network := range []string{"tcp", "udp", "tcp4"} {
-			ap := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), port)
-			if _, err := dialAddr(ctx, d, network, ap); !errors.Is(err, netx.ErrNotAllowed) {
-				t.Fatalf("dialAddr %s err = %v, want netx.ErrNotAllowed", network, err)
-			}
-		}
-	}
 	ln.Close()
 	select {
 	case <-accepted:
 		t.Fatal("the refused listener accepted a connection")
 	default:
-	}
-}
-
-// dialAddr connects to an allowed address either way, and tells an
-// httptrace hook of the connection.
-func TestDialAddr(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	g := New(&fakeResolver{}, NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}))
-	d := &net.Dialer{Control: g.control}
-	ap := ln.Addr().(*net.TCPAddr).AddrPort()
-	var started []string
-	traced := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
-		ConnectStart: func(network, addr string) { started = append(started, network+" "+addr) },
-	})
-	for _, ctx := range []context.Context{context.Background(), traced} {
-		for _, network := range []string{"tcp", "udp", "tcp4"} {
-			conn, err := dialAddr(ctx, d, network, ap)
-			if err != nil {
-				t.Fatalf("dialAddr %s: %v", network, err)
-			}
-			if got := conn.RemoteAddr().String(); got != ap.String() {
-				t.Errorf("dialAddr %s: connected to %s, want %s", network, got, ap)
-			}
-			conn.Close()
-		}
-	}
-	want := []string{"tcp " + ap.String(), "udp " + ap.String(), "tcp4 " + ap.String()}
-	if !slices.Equal(started, want) {
-		t.Errorf("ConnectStart heard %q, want %q (the traced dials only)", started, want)
 	}
 }
 
