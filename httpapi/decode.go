@@ -37,13 +37,21 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return decodeError(err)
-	}
-	if dec.More() {
-		return sitediag.InvalidParameter("body", "must hold one JSON object")
+	if u, ok := v.(json.Unmarshaler); ok && json.Valid(body) {
+		// One value and nothing else: what the decoder below would hand
+		// u, without its buffering.
+		if err := u.UnmarshalJSON(body); err != nil {
+			return decodeError(err)
+		}
+	} else {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(v); err != nil {
+			return decodeError(err)
+		}
+		if dec.More() {
+			return sitediag.InvalidParameter("body", "must hold one JSON object")
+		}
 	}
 	if member := duplicateMember(body); member != "" {
 		return sitediag.InvalidParameter(member, "appears more than once")

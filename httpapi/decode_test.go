@@ -84,6 +84,9 @@ func TestDecodeRequest(t *testing.T) {
 		{body: `{"alpha":2,"zeta":1}`, err: "alpha: is not a known field"},
 		{body: `{"proxyCountry":5,"followRedirect":"no"}`, err: "followRedirect: must be a boolean, not string"},
 		{body: `[]`, err: "body: must be a JSON object"},
+		{body: "\u00a0{}", err: "body: is not valid JSON"},
+		{body: `{"url":"https://a.example/"} {}`, err: "body: must hold one JSON object"},
+		{body: " \n\t", url: ""},
 	} {
 		r := httptest.NewRequest("POST", "/", strings.NewReader(tc.body))
 		r.Header.Set("Content-Type", "application/json")

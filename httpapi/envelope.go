@@ -140,16 +140,28 @@ func refuse(w http.ResponseWriter, r *http.Request, err error) {
 	writeError(w, r, sitediag.NewError(CodeUnauthorized, nil, "%s", err.Error()))
 }
 
+// writeJSON answers with status and v in JSON, or with a 500 when v does
+// not encode.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		status = http.StatusInternalServerError
-		body = []byte(`{"apiStatus":"failure","apiCode":500,"message":"INTERNAL_ERROR","details":"internal error"}`)
-	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	w.Write(append(body, '\n'))
+	// The encoder writes v in one Write once it is encoded, and nothing
+	// when it is not, so the status is sent with the body.
+	if err := json.NewEncoder(statusWriter{w, status}).Encode(v); err != nil {
+		w.WriteHeader(http.StatusInternalServerError)
+		w.Write([]byte(`{"apiStatus":"failure","apiCode":500,"message":"INTERNAL_ERROR","details":"internal error"}` + "\n"))
+	}
+}
+
+// statusWriter writes the header with its status before the body.
+type statusWriter struct {
+	w      http.ResponseWriter
+	status int
+}
+
+func (s statusWriter) Write(body []byte) (int, error) {
+	s.w.WriteHeader(s.status)
+	return s.w.Write(body)
 }
 
 // base36 is the alphabet of test ids.
