@@ -184,17 +184,19 @@ func newTestID(path string) string {
 	if uuidID(path) {
 		return newUUID()
 	}
-	out := make([]byte, 0, 32)
+	var out [32]byte
+	n := 0
 	var buf [48]byte
-	for len(out) < 32 {
+	for n < len(out) {
 		rand.Read(buf[:])
 		for _, b := range buf {
-			if b < 252 && len(out) < 32 { // 252 = 7*36
-				out = append(out, base36[b%36])
+			if b < 252 && n < len(out) { // 252 = 7*36
+				out[n] = base36[b%36]
+				n++
 			}
 		}
 	}
-	return string(out)
+	return string(out[:])
 }
 
 // newUUID returns a random UUID (RFC 9562 version 4) in its text form.

@@ -47,7 +47,10 @@ func (h *Handler) Instrument(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		began := time.Now()
 		r, ri := withRequestInfo(r, h.now)
-		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		rec, ok := w.(*statusRecorder) // Logging's, when it is right outside
+		if !ok {
+			rec = &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		}
 		h.metrics.inFlight.Inc()
 		defer h.metrics.inFlight.Dec()
 		next.ServeHTTP(rec, r)
