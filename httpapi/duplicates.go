@@ -176,12 +176,15 @@ func memberPath(at string, name []byte) string {
 	return at + "." + string(name)
 }
 
-// sameName says whether a and b are the same name in lower case.
+// sameName says whether a and b are the same name in lower case. Beyond
+// ASCII that is strings.ToLower's lower case, which folds a few letters
+// otherwise than strings.EqualFold does.
 func sameName(a, b []byte) bool {
 	if isASCII(a) && isASCII(b) {
 		return bytes.EqualFold(a, b)
 	}
-	return strings.ToLower(string(a)) == strings.ToLower(string(b))
+	lowerA, lowerB := strings.ToLower(string(a)), strings.ToLower(string(b))
+	return lowerA == lowerB
 }
 
 func isASCII(b []byte) bool {
