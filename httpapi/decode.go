@@ -163,6 +163,9 @@ func (r *request[O]) UnmarshalJSON(b []byte) error {
 			break
 		}
 	}
+	if len(members) == 0 {
+		return nil // the url alone: the options keep their zero value, as decoding {} leaves them
+	}
 	slices.SortFunc(members, func(a, b member) int { return bytes.Compare(a.name, b.name) })
 	size := 2
 	for _, m := range members {
