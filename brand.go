@@ -78,7 +78,7 @@ func (r *BrandResult) DataAge(now time.Time) string {
 func (c *Client) Brand(ctx context.Context, rawURL string, opts BrandOptions) (_ *BrandResult, err error) {
 	ctx, end := c.startOp(ctx, "Brand", rawURL, opts)
 	defer end(&err)
-	if err := resolve(&opts); err != nil {
+	if err := c.resolve(&opts); err != nil {
 		return nil, err
 	}
 	mode := opts.Mode

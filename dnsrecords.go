@@ -37,7 +37,7 @@ type DNSRecordsResult struct {
 func (c *Client) DNSRecords(ctx context.Context, target string, opts DNSRecordsOptions) (_ *DNSRecordsResult, err error) {
 	ctx, end := c.startOp(ctx, "DNSRecords", target, opts)
 	defer end(&err)
-	if err := resolve(&opts); err != nil {
+	if err := c.resolve(&opts); err != nil {
 		return nil, err
 	}
 	t, err := parseDomain(target)

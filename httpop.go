@@ -62,7 +62,7 @@ type httpRequest struct {
 func runHTTP[O, R any](ctx context.Context, c *Client, rawURL string, opts *O, req *RequestOptions, op httpOp,
 	probe func(ctx context.Context, r *httpRequest) (R, error)) (R, error) {
 	var zero R
-	if err := resolve(opts); err != nil {
+	if err := c.resolve(opts); err != nil {
 		return zero, err
 	}
 	t, err := parseURL(rawURL)
@@ -73,7 +73,8 @@ func runHTTP[O, R any](ctx context.Context, c *Client, rawURL string, opts *O, r
 	if err != nil {
 		return zero, err
 	}
-	r := &httpRequest{target: t, proxy: proxy, info: RequestInfo{URL: t.URL.String(), RedirectedURL: t.URL.String(), Settings: *req}}
+	u := t.URL.String()
+	r := &httpRequest{target: t, proxy: proxy, info: RequestInfo{URL: u, RedirectedURL: u, Settings: *req}}
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 	res, err := probe(ctx, r)

@@ -77,7 +77,7 @@ var loadErrors = []string{"FAILED_DOCUMENT_REQUEST", "ERRORED_DOCUMENT_REQUEST",
 func (c *Client) Lighthouse(ctx context.Context, rawURL string, opts LighthouseOptions) (_ *LighthouseResult, err error) {
 	ctx, end := c.startOp(ctx, "Lighthouse", rawURL, opts)
 	defer end(&err)
-	if err := resolve(&opts); err != nil {
+	if err := c.resolve(&opts); err != nil {
 		return nil, err
 	}
 	page := PageOptions{Device: opts.Device, ProxyCountry: opts.ProxyCountry, Timeout: opts.Timeout}

@@ -50,7 +50,7 @@ type MixedContentResult struct {
 func (c *Client) MixedContent(ctx context.Context, rawURL string, opts MixedContentOptions) (_ *MixedContentResult, err error) {
 	ctx, end := c.startOp(ctx, "MixedContent", rawURL, opts)
 	defer end(&err)
-	if err := resolve(&opts); err != nil {
+	if err := c.resolve(&opts); err != nil {
 		return nil, err
 	}
 	p, err := c.newPage(rawURL, &opts.PageOptions, 0)

@@ -57,7 +57,7 @@ type MTRResult struct {
 func (c *Client) MTR(ctx context.Context, rawTarget string, opts MTROptions) (_ *MTRResult, err error) {
 	ctx, end := c.startOp(ctx, "MTR", rawTarget, opts)
 	defer end(&err)
-	if err := resolve(&opts); err != nil {
+	if err := c.resolve(&opts); err != nil {
 		return nil, err
 	}
 	t, err := parseHostTarget(rawTarget, opts.ProxyCountry)

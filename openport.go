@@ -70,7 +70,7 @@ type OpenPortResult struct {
 func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOptions) (_ *OpenPortResult, err error) {
 	ctx, end := c.startOp(ctx, "OpenPort", rawTarget, opts)
 	defer end(&err)
-	if err := resolve(&opts); err != nil {
+	if err := c.resolve(&opts); err != nil {
 		return nil, err
 	}
 	t, err := parseHostTarget(rawTarget, opts.ProxyCountry)

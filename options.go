@@ -6,13 +6,14 @@ import (
 	"github.com/sitediag/sitediag/internal/apitag"
 )
 
-// resolve checks *opts against the bounds and enums of their api tags
-// and fills in the defaults the tags give, so that *opts are the
-// settings the operation runs with, which its result echoes. A member
-// out of bounds is CodeInvalidParameters naming it.
-func resolve[O any](opts *O) error {
+// resolve checks *opts (opts points to an options struct) against the
+// bounds and enums of their api tags and fills in the defaults the tags
+// give, so that *opts are the settings the operation runs with, which
+// its result echoes. A member out of bounds is CodeInvalidParameters
+// naming it. The tags of each options type are read once per client.
+func (c *Client) resolve(opts any) error {
 	var e *apitag.Error
-	if err := apitag.Resolve(opts); errors.As(err, &e) {
+	if err := c.tags.Resolve(opts); errors.As(err, &e) {
 		return InvalidParameter(e.Field, e.Reason)
 	} else if err != nil {
 		return err

@@ -42,7 +42,7 @@ type PingResult struct {
 func (c *Client) Ping(ctx context.Context, rawTarget string, opts PingOptions) (_ *PingResult, err error) {
 	ctx, end := c.startOp(ctx, "Ping", rawTarget, opts)
 	defer end(&err)
-	if err := resolve(&opts); err != nil {
+	if err := c.resolve(&opts); err != nil {
 		return nil, err
 	}
 	t, err := parseHostTarget(rawTarget, opts.ProxyCountry)

@@ -235,7 +235,7 @@ type MetaScrapeResult struct {
 func (c *Client) MetaScrape(ctx context.Context, rawURL string, opts MetaScrapeOptions) (_ *MetaScrapeResult, err error) {
 	ctx, end := c.startOp(ctx, "MetaScrape", rawURL, opts)
 	defer end(&err)
-	if err := resolve(&opts); err != nil {
+	if err := c.resolve(&opts); err != nil {
 		return nil, err
 	}
 	p, err := c.newPage(rawURL, &opts.PageOptions, 0)

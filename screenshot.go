@@ -87,7 +87,7 @@ type ScreenshotResult struct {
 func (c *Client) Screenshot(ctx context.Context, rawURL string, opts ScreenshotOptions) (_ *ScreenshotResult, err error) {
 	ctx, end := c.startOp(ctx, "Screenshot", rawURL, opts)
 	defer end(&err)
-	if err := resolve(&opts); err != nil {
+	if err := c.resolve(&opts); err != nil {
 		return nil, err
 	}
 	p, err := c.newPage(rawURL, &opts.PageOptions, 0)

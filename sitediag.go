@@ -57,6 +57,7 @@ import (
 	"github.com/sitediag/sitediag/brand"
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/dns"
+	"github.com/sitediag/sitediag/internal/apitag"
 	"github.com/sitediag/sitediag/internal/guardnet"
 	"github.com/sitediag/sitediag/internal/proxygate"
 	"github.com/sitediag/sitediag/internal/target"
@@ -223,6 +224,8 @@ type Client struct {
 	// tracer starts the operations' spans; a no-op one when
 	// Config.TracerProvider is nil.
 	tracer trace.Tracer
+	// tags are the api tags of the options types, read once each.
+	tags apitag.Cache
 }
 
 // New returns a Client for cfg, or an error when cfg is malformed.

@@ -55,7 +55,7 @@ type TLSScanResult struct {
 func (c *Client) TLSScan(ctx context.Context, rawURL string, opts TLSScanOptions) (_ *TLSScanResult, err error) {
 	ctx, end := c.startOp(ctx, "TLSScan", rawURL, opts)
 	defer end(&err)
-	if err := resolve(&opts); err != nil {
+	if err := c.resolve(&opts); err != nil {
 		return nil, err
 	}
 	if opts.ProbeTimeout == 0 {

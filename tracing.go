@@ -30,9 +30,14 @@ const (
 //	ctx, end := c.startOp(ctx, "Up", rawURL, opts)
 //	defer end(&err)
 func (c *Client) startOp(ctx context.Context, name, target string, opts any) (context.Context, func(errp *error)) {
+	if c.cfg.TracerProvider == nil && !trace.SpanFromContext(ctx).IsRecording() {
+		// No tracing, and no caller's span to hide from what the
+		// operation starts: there is nothing to do.
+		return ctx, endNothing
+	}
 	ctx, span := c.tracer.Start(ctx, "sitediag."+name, trace.WithAttributes(keyTarget.String(target)))
 	if span.IsRecording() {
-		span.SetAttributes(spanOptions(opts)...)
+		span.SetAttributes(spanOptions(&c.tags, opts)...)
 	}
 	return ctx, func(errp *error) {
 		if *errp != nil {
@@ -42,16 +47,20 @@ func (c *Client) startOp(ctx context.Context, name, target string, opts any) (co
 	}
 }
 
+// endNothing is startOp's end when it started no span.
+func endNothing(*error) {}
+
 // spanOptions are an operation's options as span attributes, one per
 // member set (a zero member is the documented default and left out),
-// keyed by its API name: sitediag.option.followRedirect.
-func spanOptions(opts any) []attribute.KeyValue {
+// keyed by its API name: sitediag.option.followRedirect; tags are the
+// client's.
+func spanOptions(tags *apitag.Cache, opts any) []attribute.KeyValue {
 	if opts == nil {
 		return nil
 	}
 	v := reflect.ValueOf(opts)
 	var out []attribute.KeyValue
-	for _, f := range apitag.Fields(v.Type()) {
+	for _, f := range tags.Fields(v.Type()) {
 		fv := v.FieldByIndex(f.Index)
 		if fv.IsZero() {
 			continue

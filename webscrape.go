@@ -92,7 +92,7 @@ type WebScrapeResult struct {
 func (c *Client) WebScrape(ctx context.Context, rawURL string, opts WebScrapeOptions) (_ *WebScrapeResult, err error) {
 	ctx, end := c.startOp(ctx, "WebScrape", rawURL, opts)
 	defer end(&err)
-	if err := resolveWebScrape(&opts); err != nil {
+	if err := c.resolveWebScrape(&opts); err != nil {
 		return nil, err
 	}
 	p, err := c.newPage(rawURL, &opts.PageOptions, 0)
@@ -126,8 +126,8 @@ func (c *Client) WebScrape(ctx context.Context, rawURL string, opts WebScrapeOpt
 
 // resolveWebScrape resolves opts and checks what their tags cannot say:
 // no format twice, and a schema exactly with extractionMode cssSchema.
-func resolveWebScrape(opts *WebScrapeOptions) error {
-	if err := resolve(opts); err != nil {
+func (c *Client) resolveWebScrape(opts *WebScrapeOptions) error {
+	if err := c.resolve(opts); err != nil {
 		return err
 	}
 	for i, f := range opts.Format {

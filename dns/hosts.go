@@ -30,9 +30,11 @@ type hostsFile struct {
 // with or without the trailing dot), in the file's order; nil when it
 // lists none or cannot be read.
 func (h *hostsFile) lookup(path, host string) []netip.Addr {
+	// Stat outside the lock: concurrent lookups wait for one another
+	// only when the file must be read.
+	fi, err := os.Stat(path)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	fi, err := os.Stat(path)
 	if err != nil {
 		h.names, h.read = nil, false
 		return nil

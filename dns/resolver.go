@@ -185,7 +185,7 @@ type deadServersKey struct{}
 
 // withDeadServers returns ctx carrying a fresh memory of dead servers.
 func withDeadServers(ctx context.Context) context.Context {
-	return context.WithValue(ctx, deadServersKey{}, &deadServers{dead: map[string]bool{}})
+	return context.WithValue(ctx, deadServersKey{}, &deadServers{})
 }
 
 // deadServersOf returns ctx's memory, or nil (remembering nothing).
@@ -200,6 +200,9 @@ func (d *deadServers) add(server string) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.dead == nil {
+		d.dead = map[string]bool{}
+	}
 	d.dead[server] = true
 }
 
@@ -211,6 +214,9 @@ func (d *deadServers) alive(servers []string) []string {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if len(d.dead) == 0 {
+		return servers
+	}
 	var out []string
 	for _, s := range servers {
 		if !d.dead[s] {
@@ -312,44 +318,31 @@ func (r *Resolver) LookupAddrs(ctx context.Context, host string) ([]netip.Addr, 
 	if addrs := r.hosts.lookup(hostsFile, host); len(addrs) > 0 {
 		return sortAddrs(slices.Clone(addrs)), nil
 	}
-	type result struct {
-		addrs []netip.Addr
-		err   error
-	}
-	answered, failed, ctx, err := r.exchangePair(ctx, host)
+	pair, ctx, err := r.exchangePair(ctx, host)
 	if err != nil {
 		return nil, err
 	}
-	results := make(chan result, 2)
-	for _, qtype := range []uint16{mdns.TypeA, mdns.TypeAAAA} {
-		if resp := answered[qtype]; resp != nil {
-			addrs, err := addrsOf(host, qtype, resp)
-			results <- result{addrs, err}
-			continue
-		}
-		if err, ok := failed[qtype]; ok {
-			results <- result{nil, err}
-			continue
-		}
-		go func() {
-			addrs, err := r.lookupType(ctx, host, qtype)
-			results <- result{addrs, err}
-		}()
-	}
-	var addrs []netip.Addr
-	var errs []error
-	for range 2 {
-		res := <-results
-		addrs = append(addrs, res.addrs...)
-		if res.err != nil {
-			errs = append(errs, res.err)
+	var addrs [2][]netip.Addr
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i, qtype := range addrTypes() {
+		switch {
+		case pair.got[i] != nil:
+			addrs[i], errs[i] = addrsOf(host, qtype, pair.got[i])
+		case pair.failed[i] != nil:
+			errs[i] = pair.failed[i]
+		default:
+			wg.Go(func() { addrs[i], errs[i] = r.lookupType(ctx, host, qtype) })
 		}
 	}
-	if len(addrs) > 0 {
-		return sortAddrs(addrs), nil
+	wg.Wait()
+	if all := slices.Concat(addrs[0], addrs[1]); len(all) > 0 {
+		return sortAddrs(all), nil
 	}
-	if len(errs) > 0 {
-		return nil, errs[0]
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	return nil, &NotFoundError{Name: host}
 }

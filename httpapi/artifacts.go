@@ -123,6 +123,9 @@ func (h *Handler) publicBase(r *http.Request) string {
 // has before the path the handler routes. "" when it is mounted at the
 // root, or the original path is not known.
 func mountPrefix(r *http.Request) string {
+	if path, _, _ := strings.Cut(r.RequestURI, "?"); path == r.URL.EscapedPath() {
+		return "" // routed as sent, as when mounted at the root
+	}
 	sent, err := url.ParseRequestURI(r.RequestURI)
 	if err != nil {
 		return ""

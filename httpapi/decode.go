@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -36,13 +37,21 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return decodeError(err)
-	}
-	if dec.More() {
-		return sitediag.InvalidParameter("body", "must hold one JSON object")
+	if u, ok := v.(json.Unmarshaler); ok && json.Valid(body) {
+		// One value and nothing else: what the decoder below would hand
+		// u, without its buffering.
+		if err := u.UnmarshalJSON(body); err != nil {
+			return decodeError(err)
+		}
+	} else {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(v); err != nil {
+			return decodeError(err)
+		}
+		if dec.More() {
+			return sitediag.InvalidParameter("body", "must hold one JSON object")
+		}
 	}
 	if member := duplicateMember(body); member != "" {
 		return sitediag.InvalidParameter(member, "appears more than once")
@@ -119,30 +128,62 @@ type request[O any] struct {
 
 // UnmarshalJSON reads url (matched in any case, as encoding/json
 // matches members) and decodes the other members into the options
-// strictly: an unknown member is an error.
+// strictly: an unknown member is an error. The options' members are
+// decoded in the order of their names, the last of a name given twice
+// counting, so that of several wrong members the one named does not
+// depend on the order the caller wrote them in.
 func (r *request[O]) UnmarshalJSON(b []byte) error {
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(b, &members); err != nil {
-		return err
+	t := jsonText{b: b}
+	if t.peek() != '{' {
+		return decodeStrictly(b, &r.Options) // null, or the error of a body that is no object
 	}
-	for name, v := range members {
-		if !strings.EqualFold(name, "url") {
-			continue
-		}
-		if err := json.Unmarshal(v, &r.URL); err != nil {
+	t.i++
+	type member struct {
+		name []byte
+		text []byte // "name": value
+	}
+	var buf [16]member
+	members := buf[:0]
+	for t.peek() != '}' {
+		start := t.i
+		name := t.name()
+		value := t.i
+		t.skipValue()
+		if !bytes.EqualFold(name, []byte("url")) {
+			members = slices.DeleteFunc(members, func(m member) bool { return bytes.Equal(m.name, name) })
+			members = append(members, member{name, b[start:t.i]})
+		} else if err := json.Unmarshal(b[value:t.i], &r.URL); err != nil {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) {
 				te.Field = "url" // read apart from the body: name it as the body's member
 			}
 			return err
 		}
-		delete(members, name)
+		if !t.next() {
+			break
+		}
 	}
-	rest, err := json.Marshal(members)
-	if err != nil {
-		return err
+	if len(members) == 0 {
+		return nil // the url alone: the options keep their zero value, as decoding {} leaves them
 	}
-	dec := json.NewDecoder(bytes.NewReader(rest))
+	slices.SortFunc(members, func(a, b member) int { return bytes.Compare(a.name, b.name) })
+	size := 2
+	for _, m := range members {
+		size += len(m.text) + 1
+	}
+	rest := append(make([]byte, 0, size), '{')
+	for i, m := range members {
+		if i > 0 {
+			rest = append(rest, ',')
+		}
+		rest = append(rest, m.text...)
+	}
+	return decodeStrictly(append(rest, '}'), &r.Options)
+}
+
+// decodeStrictly decodes b into v, refusing members v has no field for.
+func decodeStrictly(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	return dec.Decode(&r.Options)
+	return dec.Decode(v)
 }

@@ -49,6 +49,8 @@ func TestDecodeRefusesDuplicateMembers(t *testing.T) {
 		{`{"types":["A","MX"],"url":"a.example","types":["TXT"]}`, new(request[sitediag.DNSRecordsOptions]), "types: appears more than once"},
 		{`{"margin":{"top":1},"url":"https://a.example/"}`, new(request[sitediag.URL2PDFOptions]), ""},
 		{`{"types":["A","A2"],"url":"a.example"}`, new(request[sitediag.DNSRecordsOptions]), ""},
+		{`{"url":"https://a.example/","u\u0072l":"https://b.example/"}`, new(request[sitediag.PingOptions]), "url: appears more than once"},
+		{`{"margin":{"top":1},"margin":{"top":2}}`, new(request[sitediag.URL2PDFOptions]), "margin: appears more than once"},
 	} {
 		r := httptest.NewRequest("POST", "/", strings.NewReader(tc.body))
 		r.Header.Set("Content-Type", "application/json")
@@ -58,6 +60,66 @@ func TestDecodeRefusesDuplicateMembers(t *testing.T) {
 			t.Errorf("%s: %v, want it accepted", tc.body, err)
 		case tc.want != "" && (err == nil || !strings.HasSuffix(err.Error(), tc.want)):
 			t.Errorf("%s: got %v, want details %q", tc.body, err, tc.want)
+		}
+	}
+}
+
+// url is read in any case and spelling, the other members go to the
+// options; of several wrong members, the first by name is named,
+// whatever order the body has them in.
+func TestDecodeRequest(t *testing.T) {
+	for _, tc := range []struct {
+		body    string
+		url     string
+		follow  sitediag.Toggle
+		country string
+		err     string
+	}{
+		{body: `{"url":"https://a.example/"}`, url: "https://a.example/"},
+		{body: ` { "URL" : "https://a.example/" , "followRedirect" : false } `, url: "https://a.example/", follow: sitediag.Off},
+		{body: `{"u\u0072l":"https://a.example/","proxyCountry":"us","followRedirect":true}`, url: "https://a.example/", follow: sitediag.On, country: "us"},
+		{body: `{"proxyCountry":"de"}`, country: "de"},
+		{body: `{"url":null}`},
+		{body: `{"zeta":1,"url":"https://a.example/","alpha":2}`, err: "alpha: is not a known field"},
+		{body: `{"alpha":2,"zeta":1}`, err: "alpha: is not a known field"},
+		{body: `{"proxyCountry":5,"followRedirect":"no"}`, err: "followRedirect: must be a boolean, not string"},
+		{body: `[]`, err: "body: must be a JSON object"},
+		{body: "\u00a0{}", err: "body: is not valid JSON"},
+		{body: `{"url":"https://a.example/"} {}`, err: "body: must hold one JSON object"},
+		{body: " \n\t", url: ""},
+	} {
+		r := httptest.NewRequest("POST", "/", strings.NewReader(tc.body))
+		r.Header.Set("Content-Type", "application/json")
+		var req request[sitediag.UpOptions]
+		err := decode(httptest.NewRecorder(), r, &req)
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.HasSuffix(err.Error(), tc.err) {
+				t.Errorf("%s: got %v, want details %q", tc.body, err, tc.err)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tc.body, err)
+		case req.URL != tc.url || req.Options.FollowRedirect != tc.follow || req.Options.ProxyCountry != tc.country:
+			t.Errorf("%s: got %+v", tc.body, req)
+		}
+	}
+}
+
+// duplicateMember names the path of a member named twice, in objects
+// inside arrays too, comparing names unescaped and in lower case.
+func TestDuplicateMember(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"a":1,"b":{"c":[1,2]},"d":"x"}`:                  "",
+		`[{"a":1},{"b":[{"c":1,"C":2}]}]`:                  "[1].b[0].C",
+		`{"a":{"b":[[],[{"x":"\"}","X":1}]]}}`:             "a.b[1][0].X",
+		`{"\u00c9t\u00e9":1,"été":2}`:                      "été",
+		`{"ÉTÉ":1,"été":2}`:                                "été",
+		`{"a":"{\"a\":1,\"a\":2}","b":[true,null,-1.5e3]}`: "",
+		`  {"a":1}  {"a":1,"a":2}`:                         "",
+		`null`:                                             "",
+	} {
+		if got := duplicateMember([]byte(body)); got != want {
+			t.Errorf("%s: got %q, want %q", body, got, want)
 		}
 	}
 }

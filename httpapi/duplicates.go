@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // duplicateMember returns the path of the first member of body that its
@@ -12,57 +13,185 @@ import (
 // Names are compared case-insensitively, as encoding/json matches them to
 // fields. A gateway in front of us may read the first of two members
 // where we would read the last, so such a body is refused, not guessed
-// at. body must be valid JSON; an error stops the scan with "".
+// at. body must start with a value encoding/json has found valid; what
+// follows that value is not read.
 func duplicateMember(body []byte) string {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	path, _ := scanValue(dec, "")
-	return path
+	t := jsonText{b: body}
+	return t.duplicateIn("")
 }
 
-// scanValue reads one value from dec; at is its path. It returns the
-// path of a duplicated member inside it, or "".
-func scanValue(dec *json.Decoder, at string) (string, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return "", err
+// jsonText walks JSON text that encoding/json has already found valid,
+// so it checks nothing and allocates only for names that need unescaping.
+type jsonText struct {
+	b []byte
+	i int
+}
+
+// peek skips white space and returns the byte at the cursor, 0 at the
+// end.
+func (t *jsonText) peek() byte {
+	for t.i < len(t.b) {
+		switch c := t.b[t.i]; c {
+		case ' ', '\t', '\n', '\r':
+			t.i++
+		default:
+			return c
+		}
 	}
-	switch tok {
-	case json.Delim('{'):
-		return scanObject(dec, at)
-	case json.Delim('['):
-		for i := 0; dec.More(); i++ {
-			if dup, err := scanValue(dec, at+"["+strconv.Itoa(i)+"]"); dup != "" || err != nil {
-				return dup, err
+	return 0
+}
+
+// name reads the member name at the cursor and the colon after it, and
+// returns the name unescaped.
+func (t *jsonText) name() []byte {
+	raw := t.str()
+	t.peek()
+	t.i++ // :
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return inner
+	}
+	var s string
+	json.Unmarshal(raw, &s) // valid: cannot fail
+	return []byte(s)
+}
+
+// str reads the string at the cursor, quotes included.
+func (t *jsonText) str() []byte {
+	start := t.i
+	t.i++ // "
+	for t.b[t.i] != '"' {
+		if t.b[t.i] == '\\' {
+			t.i++
+		}
+		t.i++
+	}
+	t.i++
+	return t.b[start:t.i]
+}
+
+// skipValue moves the cursor past the value at it.
+func (t *jsonText) skipValue() {
+	switch t.peek() {
+	case '"':
+		t.str()
+	case '{', '[':
+		depth := 0
+		for {
+			switch t.b[t.i] {
+			case '"':
+				t.str()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+			t.i++
+			if depth == 0 {
+				return
 			}
 		}
-		_, err = dec.Token() // ]
-		return "", err
+	default: // a number, true, false or null: up to a delimiter
+		for ; t.i < len(t.b); t.i++ {
+			switch t.b[t.i] {
+			case ',', ']', '}', ' ', '\t', '\n', '\r':
+				return
+			}
+		}
 	}
-	return "", nil
 }
 
-func scanObject(dec *json.Decoder, at string) (string, error) {
-	seen := make(map[string]bool)
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return "", err
+// next moves past the comma after a member or an item and says whether
+// one follows; else it moves past the closing bracket.
+func (t *jsonText) next() bool {
+	c := t.peek()
+	t.i++
+	return c == ','
+}
+
+// duplicateIn is duplicateMember of the value at the cursor, whose path
+// is at, moving past it.
+func (t *jsonText) duplicateIn(at string) string {
+	switch t.peek() {
+	case '{':
+		return t.duplicateInObject(at)
+	case '[':
+		t.i++
+		if t.peek() == ']' {
+			t.i++
+			return ""
 		}
-		name, _ := tok.(string)
-		member := name
-		if at != "" {
-			member = at + "." + name
-		}
-		folded := strings.ToLower(name)
-		if seen[folded] {
-			return member, nil
-		}
-		seen[folded] = true
-		if dup, err := scanValue(dec, member); dup != "" || err != nil {
-			return dup, err
+		for n := 0; ; n++ {
+			if c := t.peek(); c == '{' || c == '[' {
+				if dup := t.duplicateIn(at + "[" + strconv.Itoa(n) + "]"); dup != "" {
+					return dup
+				}
+			} else {
+				t.skipValue()
+			}
+			if !t.next() {
+				return ""
+			}
 		}
 	}
-	_, err := dec.Token() // }
-	return "", err
+	t.skipValue()
+	return ""
+}
+
+func (t *jsonText) duplicateInObject(at string) string {
+	t.i++ // {
+	if t.peek() == '}' {
+		t.i++
+		return ""
+	}
+	var names [16][]byte
+	seen := names[:0]
+	for {
+		name := t.name()
+		for _, s := range seen {
+			if sameName(s, name) {
+				return memberPath(at, name)
+			}
+		}
+		seen = append(seen, name)
+		if c := t.peek(); c == '{' || c == '[' {
+			if dup := t.duplicateIn(memberPath(at, name)); dup != "" {
+				return dup
+			}
+		} else {
+			t.skipValue()
+		}
+		if !t.next() {
+			return ""
+		}
+	}
+}
+
+// memberPath is the path of the member name of the object at.
+func memberPath(at string, name []byte) string {
+	if at == "" {
+		return string(name)
+	}
+	return at + "." + string(name)
+}
+
+// sameName says whether a and b are the same name in lower case. Beyond
+// ASCII that is strings.ToLower's lower case, which folds a few letters
+// otherwise than strings.EqualFold does.
+func sameName(a, b []byte) bool {
+	if isASCII(a) && isASCII(b) {
+		return bytes.EqualFold(a, b)
+	}
+	lowerA, lowerB := strings.ToLower(string(a)), strings.ToLower(string(b))
+	return lowerA == lowerB
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

@@ -140,16 +140,28 @@ func refuse(w http.ResponseWriter, r *http.Request, err error) {
 	writeError(w, r, sitediag.NewError(CodeUnauthorized, nil, "%s", err.Error()))
 }
 
+// writeJSON answers with status and v in JSON, or with a 500 when v does
+// not encode.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		status = http.StatusInternalServerError
-		body = []byte(`{"apiStatus":"failure","apiCode":500,"message":"INTERNAL_ERROR","details":"internal error"}`)
-	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	w.Write(append(body, '\n'))
+	// The encoder writes v in one Write once it is encoded, and nothing
+	// when it is not, so the status is sent with the body.
+	if err := json.NewEncoder(statusWriter{w, status}).Encode(v); err != nil {
+		w.WriteHeader(http.StatusInternalServerError)
+		w.Write([]byte(`{"apiStatus":"failure","apiCode":500,"message":"INTERNAL_ERROR","details":"internal error"}` + "\n"))
+	}
+}
+
+// statusWriter writes the header with its status before the body.
+type statusWriter struct {
+	w      http.ResponseWriter
+	status int
+}
+
+func (s statusWriter) Write(body []byte) (int, error) {
+	s.w.WriteHeader(s.status)
+	return s.w.Write(body)
 }
 
 // base36 is the alphabet of test ids.
@@ -172,17 +184,19 @@ func newTestID(path string) string {
 	if uuidID(path) {
 		return newUUID()
 	}
-	out := make([]byte, 0, 32)
+	var out [32]byte
+	n := 0
 	var buf [48]byte
-	for len(out) < 32 {
+	for n < len(out) {
 		rand.Read(buf[:])
 		for _, b := range buf {
-			if b < 252 && len(out) < 32 { // 252 = 7*36
-				out = append(out, base36[b%36])
+			if b < 252 && n < len(out) { // 252 = 7*36
+				out[n] = base36[b%36]
+				n++
 			}
 		}
 	}
-	return string(out)
+	return string(out[:])
 }
 
 // newUUID returns a random UUID (RFC 9562 version 4) in its text form.

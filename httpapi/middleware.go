@@ -34,8 +34,8 @@ func Logging(log *slog.Logger) func(http.Handler) http.Handler {
 			ri.log = log
 			rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 			next.ServeHTTP(rec, r)
-			log.Info("request", "id", ri.id, "method", r.Method, "path", r.URL.Path,
-				"status", rec.status, "duration", time.Since(began))
+			log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("id", ri.id), slog.String("method", r.Method),
+				slog.String("path", r.URL.Path), slog.Int("status", rec.status), slog.Duration("duration", time.Since(began)))
 		})
 	}
 }
@@ -47,7 +47,10 @@ func (h *Handler) Instrument(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		began := time.Now()
 		r, ri := withRequestInfo(r, h.now)
-		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		rec, ok := w.(*statusRecorder) // Logging's, when it is right outside
+		if !ok {
+			rec = &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		}
 		h.metrics.inFlight.Inc()
 		defer h.metrics.inFlight.Dec()
 		next.ServeHTTP(rec, r)

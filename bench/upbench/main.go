@@ -17,7 +17,10 @@
 // the median of the rounds' ratios api/floor, and the table row
 // (bench/benchrow). Since the machine may be shared, each side's CPU
 // time per request is printed too: on a busy machine their ratio says
-// more than the throughputs do. The profiles cover the API side's first round.
+// more than the throughputs do, and so are the heap allocations per
+// request. The profiles cover the API side's first round; take the CPU
+// and the allocation profile in separate runs, since recording
+// allocations slows the round.
 //
 //	upbench [-workers 8] [-duration 2s] [-rounds 5] [-cpuprofile file] [-memprofile file]
 package main
@@ -109,7 +112,7 @@ func main() {
 			}
 			pprof.StartCPUProfile(f)
 		}
-		apiRate, apiCPU := run(*workers, *duration, func() error { return callUp(caller, api.URL, body) })
+		apiRate, apiCPU, apiAllocs := run(*workers, *duration, func() error { return callUp(caller, api.URL, body) })
 		if profiling {
 			pprof.StopCPUProfile()
 		}
@@ -117,18 +120,18 @@ func main() {
 			writeHeapProfile(*memprofile)
 			runtime.MemProfileRate = 0
 		}
-		floorRate, floorCPU := run(*workers, *duration, func() error { return floor(dns.Addr, port) })
+		floorRate, floorCPU, floorAllocs := run(*workers, *duration, func() error { return floor(dns.Addr, port) })
 		apiRates, floorRates = append(apiRates, apiRate), append(floorRates, floorRate)
 		ratios = append(ratios, apiRate/floorRate)
 		cpuRatios = append(cpuRatios, float64(floorCPU)/float64(apiCPU))
 		apiCPUs, floorCPUs = append(apiCPUs, us(apiCPU)), append(floorCPUs, us(floorCPU))
-		fmt.Printf("round %d: api %6.0f req/s %4.0f µs CPU/req, floor %6.0f req/s %4.0f µs CPU/req, ratio %.2f, CPU ratio %.2f (load %.1f)\n",
-			i+1, apiRate, us(apiCPU), floorRate, us(floorCPU), apiRate/floorRate, cpuRatios[i], benchrow.LoadAverage())
+		fmt.Printf("round %d: api %6.0f req/s %4.0f µs CPU/req %4.0f allocs/req, floor %6.0f req/s %4.0f µs CPU/req %4.0f allocs/req, ratio %.2f, CPU ratio %.2f (load %.1f)\n",
+			i+1, apiRate, us(apiCPU), apiAllocs, floorRate, us(floorCPU), floorAllocs, apiRate/floorRate, cpuRatios[i], benchrow.LoadAverage())
 	}
 	// What the API's own hop costs: a GET /livez through the same
 	// caller, no diagnosis behind it.
-	_, hopCPU := run(*workers, *duration, func() error { return callLivez(caller, api.URL) })
-	fmt.Printf("the API hop alone (GET /livez, same caller): %.0f µs CPU/req\n", us(hopCPU))
+	_, hopCPU, hopAllocs := run(*workers, *duration, func() error { return callLivez(caller, api.URL) })
+	fmt.Printf("the API hop alone (GET /livez, same caller): %.0f µs CPU/req %.0f allocs/req\n", us(hopCPU), hopAllocs)
 	fmt.Printf("up throughput: %d workers, %d rounds of %v each side, against %s\n", *workers, *rounds, *duration, target)
 	fmt.Printf("%-8s %10.0f req/s (median)\n", "api", median(apiRates))
 	fmt.Printf("%-8s %10.0f req/s (median)\n", "floor", median(floorRates))
@@ -158,11 +161,13 @@ func median(vs []float64) float64 {
 }
 
 // run calls do from workers goroutines for d and returns the successful
-// calls per second and the process's CPU time (user and system) per
-// call; the first error ends the program.
-func run(workers int, d time.Duration, do func() error) (perSecond float64, cpu time.Duration) {
+// calls per second, the process's CPU time (user and system) per call
+// and its heap allocations per call; the first error ends the program.
+func run(workers int, d time.Duration, do func() error) (perSecond float64, cpu time.Duration, allocs float64) {
 	var n atomic.Int64
 	var wg sync.WaitGroup
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	cpuBefore := cpuTime()
 	deadline := time.Now().Add(d)
 	start := time.Now()
@@ -178,7 +183,9 @@ func run(workers int, d time.Duration, do func() error) (perSecond float64, cpu 
 	}
 	wg.Wait()
 	calls := n.Load()
-	return float64(calls) / time.Since(start).Seconds(), (cpuTime() - cpuBefore) / time.Duration(max(calls, 1))
+	cpu = (cpuTime() - cpuBefore) / time.Duration(max(calls, 1))
+	runtime.ReadMemStats(&after)
+	return float64(calls) / time.Since(start).Seconds(), cpu, float64(after.Mallocs-before.Mallocs) / float64(max(calls, 1))
 }
 
 // cpuTime is the CPU time this process has used, user and system.

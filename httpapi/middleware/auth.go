@@ -50,30 +50,33 @@ func Chain(h http.Handler, middleware ...func(http.Handler) http.Handler) http.H
 // key) for RateLimit.
 func APIKeys(keys []string, refuse Refuse) func(http.Handler) http.Handler {
 	var digests [][sha256.Size]byte
+	var ids []any // each digest's identity, in a context value's form
 	for _, key := range keys {
 		if key != "" {
-			digests = append(digests, sha256.Sum256([]byte(key)))
+			d := sha256.Sum256([]byte(key))
+			digests = append(digests, d)
+			ids = append(ids, hex.EncodeToString(d[:]))
 		}
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			id, ok := matchKey(digests, r.Header.Get("x-api-key"))
+			i, ok := matchKey(digests, r.Header.Get("x-api-key"))
 			if !ok {
 				refuse(w, r, ErrUnauthorized)
 				return
 			}
-			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), keyIDKey{}, id)))
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), keyIDKey{}, ids[i])))
 		})
 	}
 }
 
 type keyIDKey struct{}
 
-// matchKey returns the identity of key (its digest in hex), comparing
+// matchKey returns the index in digests of key's digest, comparing
 // digests in constant time and always against every one, or false.
-func matchKey(digests [][sha256.Size]byte, key string) (string, bool) {
+func matchKey(digests [][sha256.Size]byte, key string) (int, bool) {
 	if key == "" {
-		return "", false
+		return 0, false
 	}
 	got := sha256.Sum256([]byte(key))
 	found := -1
@@ -82,10 +85,7 @@ func matchKey(digests [][sha256.Size]byte, key string) (string, bool) {
 			found = i
 		}
 	}
-	if found < 0 {
-		return "", false
-	}
-	return hex.EncodeToString(digests[found][:]), true
+	return found, found >= 0
 }
 
 // RateLimitOptions configure RateLimit; the zero value allows each

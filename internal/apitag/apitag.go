@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // A Field is one JSON member of an options struct and what its tag says.
@@ -194,24 +195,52 @@ type defaulter interface {
 
 // Resolve checks the options *ptr against their tags and resolves them:
 // enums in their canonical spelling, a zero member that has a default
-// set to it. A member out of bounds is an *Error.
+// set to it. A member out of bounds is an *Error. It reads the tags
+// again on every call; a Cache reads them once per type.
 func Resolve(ptr any) error {
-	return resolveStruct(reflect.ValueOf(ptr).Elem(), "")
+	return (*Cache)(nil).Resolve(ptr)
+}
+
+// A Cache keeps the Fields of every struct type it has read, so that
+// resolving options of a type it has seen reads no tag. The zero value
+// is ready to use; a nil *Cache keeps nothing. It is safe for concurrent
+// use and must not be copied after first use.
+type Cache struct {
+	fields sync.Map // reflect.Type → []Field
+}
+
+// Fields returns Fields(t), read once per type. The slice is shared:
+// the caller must not modify it.
+func (c *Cache) Fields(t reflect.Type) []Field {
+	if c == nil {
+		return Fields(t)
+	}
+	if f, ok := c.fields.Load(t); ok {
+		return f.([]Field)
+	}
+	f, _ := c.fields.LoadOrStore(t, Fields(t))
+	return f.([]Field)
+}
+
+// Resolve is the package's Resolve with the fields of c.
+func (c *Cache) Resolve(ptr any) error {
+	return c.resolveStruct(reflect.ValueOf(ptr).Elem(), "")
 }
 
 // resolveStruct resolves the struct v, whose members' names are prefixed
 // by prefix in errors.
-func resolveStruct(v reflect.Value, prefix string) error {
-	for _, f := range Fields(v.Type()) {
+func (c *Cache) resolveStruct(v reflect.Value, prefix string) error {
+	for _, f := range c.Fields(v.Type()) {
 		f.Name = prefix + f.Name
-		if err := f.resolve(v.FieldByIndex(f.Index)); err != nil {
+		if err := c.resolve(&f, v.FieldByIndex(f.Index)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (f *Field) resolve(v reflect.Value) error {
+// resolve resolves the member v, of field f.
+func (c *Cache) resolve(f *Field, v reflect.Value) error {
 	if d, ok := v.Addr().Interface().(defaulter); ok {
 		if f.Default == "" {
 			return nil
@@ -223,7 +252,7 @@ func (f *Field) resolve(v reflect.Value) error {
 	}
 	switch v.Kind() {
 	case reflect.Struct:
-		return resolveStruct(v, f.Name+".")
+		return c.resolveStruct(v, f.Name+".")
 	case reflect.String:
 		s, err := f.canonical(v.String())
 		if err != nil {
@@ -260,7 +289,7 @@ func (f *Field) resolve(v reflect.Value) error {
 			if v.IsNil() {
 				return nil
 			}
-			return resolveStruct(v.Elem(), f.Name+".")
+			return c.resolveStruct(v.Elem(), f.Name+".")
 		}
 		if v.IsNil() {
 			if f.Default == "" {

@@ -82,15 +82,19 @@ func TestFields(t *testing.T) {
 }
 
 func TestResolveFillsDefaults(t *testing.T) {
+	eachResolver(t, testResolveFillsDefaults)
+}
+
+func testResolveFillsDefaults(t *testing.T, resolve func(any) error) {
 	o := options{Delay: math.Copysign(0, -1)}
-	if err := Resolve(&o); err != nil {
+	if err := resolve(&o); err != nil {
 		t.Fatal(err)
 	}
 	if o.Device != "desktop" || o.Ads != 1 || o.Quality != 90 || o.Width != 0 || math.Signbit(o.Delay) || o.Margin.Top == nil || *o.Margin.Top != 10 {
 		t.Errorf("got %+v", o)
 	}
 	o = options{shared: shared{Device: "MOBILE", Ads: 2}, Formats: []string{"Markdown"}, Top: 100}
-	if err := Resolve(&o); err != nil {
+	if err := resolve(&o); err != nil {
 		t.Fatal(err)
 	}
 	if o.Device != "mobile" || o.Ads != 2 || o.Formats[0] != "markdown" {
@@ -99,6 +103,10 @@ func TestResolveFillsDefaults(t *testing.T) {
 }
 
 func TestResolveRefuses(t *testing.T) {
+	eachResolver(t, testResolveRefuses)
+}
+
+func testResolveRefuses(t *testing.T, resolve func(any) error) {
 	zero := 0.0
 	neg := -1.0
 	for _, tc := range []struct {
@@ -114,14 +122,46 @@ func TestResolveRefuses(t *testing.T) {
 		{options{Formats: []string{"html", "html", "html"}}, Error{"format", "must have at most 2 items"}},
 		{options{Margin: margin{Top: &neg}}, Error{"margin.top", "must be at least 0"}},
 	} {
-		err := Resolve(&tc.o)
+		err := resolve(&tc.o)
 		var e *Error
 		if !errors.As(err, &e) || *e != tc.want {
 			t.Errorf("%+v: got %v, want %v", tc.o, err, &tc.want)
 		}
 	}
 	o := options{Margin: margin{Top: &zero}}
-	if err := Resolve(&o); err != nil || *o.Margin.Top != 0 {
+	if err := resolve(&o); err != nil || *o.Margin.Top != 0 {
 		t.Errorf("an explicit 0 in range is kept: %v %v", err, *o.Margin.Top)
+	}
+}
+
+// eachResolver runs test with the package's Resolve and with a Cache's,
+// twice over the same Cache, so that the second run reads every type's
+// fields from it.
+func eachResolver(t *testing.T, test func(t *testing.T, resolve func(any) error)) {
+	t.Run("Resolve", func(t *testing.T) { test(t, Resolve) })
+	var c Cache
+	t.Run("Cache", func(t *testing.T) { test(t, c.Resolve) })
+	t.Run("Cache again", func(t *testing.T) { test(t, c.Resolve) })
+}
+
+// TestCacheReadsTagsOnce: a Cache hands out the fields it read the first
+// time, nested structs' included, equal to Fields'.
+func TestCacheReadsTagsOnce(t *testing.T) {
+	var c Cache
+	o := options{}
+	if err := c.Resolve(&o); err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[options](), reflect.TypeFor[margin]()} {
+		first, again := c.Fields(typ), c.Fields(typ)
+		if !reflect.DeepEqual(first, Fields(typ)) {
+			t.Errorf("%v: cached fields differ from Fields", typ)
+		}
+		if &first[0] != &again[0] {
+			t.Errorf("%v: fields read again", typ)
+		}
+		if _, ok := c.fields.Load(typ); !ok {
+			t.Errorf("%v: not cached by Resolve", typ)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/sitediag/sitediag/internal/tracing"
@@ -48,21 +49,46 @@ type HTTPOptions struct {
 // bad certificate rather than stopping at it. The request's context is the
 // total deadline.
 func (g *Guard) NewHTTPClient(opts HTTPOptions) *http.Client {
+	limit := opts.MaxBodyBytes
+	if limit <= 0 {
+		limit = DefaultMaxBodyBytes
+	}
+	check := opts.CheckRedirect
+	if check == nil {
+		check = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	}
 	dial := g.Dialer(opts.Proxy)
+	return &http.Client{
+		Transport:     &cappedTransport{limit: limit, newTransport: func(secure bool) *http.Transport { return newTransport(dial, opts.WrapConn, secure) }},
+		CheckRedirect: check,
+	}
+}
+
+// newTransport returns a transport that connects with dial, wrapping
+// each connection with wrap when it is set. For https:// requests (secure),
+// it speaks HTTP/2 where the server offers it, unless wrap is set; for
+// http:// ones it is set up for HTTP/1.1 alone, which is all a transport
+// speaks over plain TCP, so it makes no TLS or HTTP/2 configuration.
+func newTransport(dial netx.DialFunc, wrap func(net.Conn) net.Conn, secure bool) *http.Transport {
 	transport := &http.Transport{
 		Proxy:                  nil,
 		DialContext:            dial,
-		TLSClientConfig:        netx.TLSConfig(""),
 		TLSHandshakeTimeout:    tlsHandshakeTimeout,
 		ResponseHeaderTimeout:  responseHeaderTimeout,
 		MaxResponseHeaderBytes: maxResponseHeaderSize,
-		ForceAttemptHTTP2:      true,
 	}
-	if opts.WrapConn != nil {
-		wrap := opts.WrapConn
-		transport.ForceAttemptHTTP2 = false
+	switch {
+	case !secure:
+		transport.TLSNextProto = noNextProto()
+	case wrap == nil:
+		transport.TLSClientConfig = netx.TLSConfig("")
+		transport.ForceAttemptHTTP2 = true
+	default:
+		transport.TLSClientConfig = netx.TLSConfig("")
+		transport.TLSNextProto = noNextProto()
+	}
+	if wrap != nil {
 		transport.DisableKeepAlives = true
-		transport.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
 		transport.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			conn, err := dial(ctx, network, addr)
 			if err != nil {
@@ -84,18 +110,12 @@ func (g *Guard) NewHTTPClient(opts HTTPOptions) *http.Client {
 			return wrap(tconn), nil
 		}
 	}
-	limit := opts.MaxBodyBytes
-	if limit <= 0 {
-		limit = DefaultMaxBodyBytes
-	}
-	check := opts.CheckRedirect
-	if check == nil {
-		check = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	}
-	return &http.Client{
-		Transport:     &cappedTransport{Transport: transport, limit: limit},
-		CheckRedirect: check,
-	}
+	return transport
+}
+
+// noNextProto is a transport's TLSNextProto that turns HTTP/2 off.
+func noNextProto() map[string]func(string, *tls.Conn) http.RoundTripper {
+	return map[string]func(string, *tls.Conn) http.RoundTripper{}
 }
 
 func handshake(ctx context.Context, conn *tls.Conn) error {
@@ -104,11 +124,31 @@ func handshake(ctx context.Context, conn *tls.Conn) error {
 	return tracing.Handshake(ctx, conn)
 }
 
-// cappedTransport caps response bodies; the embedded transport has already
-// decompressed them, so the cap is on what the caller reads.
+// cappedTransport caps response bodies; its transports have already
+// decompressed them, so the cap is on what the caller reads. It has a
+// transport for http:// requests and one for the others (https://),
+// each made on the first request it carries: a job that never meets TLS
+// sets none of it up.
 type cappedTransport struct {
-	*http.Transport
-	limit int64
+	limit        int64
+	newTransport func(secure bool) *http.Transport
+	mu           sync.Mutex
+	plain        *http.Transport
+	secure       *http.Transport
+}
+
+// transport returns the transport for req, made now if it is the first.
+func (t *cappedTransport) transport(req *http.Request) *http.Transport {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	tr, secure := &t.secure, true
+	if req.URL.Scheme == "http" {
+		tr, secure = &t.plain, false
+	}
+	if *tr == nil {
+		*tr = t.newTransport(secure)
+	}
+	return *tr
 }
 
 // RoundTrip also puts the TLS handshakes the transport makes for req in
@@ -117,12 +157,23 @@ func (t *cappedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if ctx := tracing.WithHTTPTrace(req.Context()); ctx != req.Context() {
 		req = req.WithContext(ctx)
 	}
-	resp, err := t.Transport.RoundTrip(req)
+	resp, err := t.transport(req).RoundTrip(req)
 	if err != nil {
 		return nil, err
 	}
 	resp.Body = &cappedBody{ReadCloser: resp.Body, left: t.limit}
 	return resp, nil
+}
+
+// CloseIdleConnections closes the idle connections of both transports.
+func (t *cappedTransport) CloseIdleConnections() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, tr := range []*http.Transport{t.plain, t.secure} {
+		if tr != nil {
+			tr.CloseIdleConnections()
+		}
+	}
 }
 
 type cappedBody struct {

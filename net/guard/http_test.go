@@ -120,3 +120,53 @@ func TestRedirectHopsAreGuarded(t *testing.T) {
 		t.Fatalf("err = %v, want netx.ErrNotAllowed", err)
 	}
 }
+
+// TestTransportPerScheme: an http:// request sets up no TLS transport; an
+// https:// one gets its own, speaking HTTP/2 where the server does, and
+// CloseIdleConnections closes both transports' connections.
+func TestTransportPerScheme(t *testing.T) {
+	closed := make(chan string, 2)
+	track := func(srv *httptest.Server, name string) {
+		srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+			if s == http.StateClosed {
+				closed <- name
+			}
+		}
+	}
+	plain := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	track(plain, "plain")
+	plain.Start()
+	defer plain.Close()
+	secure := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	secure.EnableHTTP2 = true
+	track(secure, "secure")
+	secure.StartTLS()
+	defer secure.Close()
+
+	client := loopbackGuard().NewHTTPClient(HTTPOptions{})
+	ct := client.Transport.(*cappedTransport)
+	resp, err := client.Get(plain.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if ct.plain == nil || ct.secure != nil || resp.ProtoMajor != 1 {
+		t.Fatalf("after an http:// request: plain %v, TLS transport %v, HTTP/%d; want only a plain one, HTTP/1", ct.plain != nil, ct.secure != nil, resp.ProtoMajor)
+	}
+	resp, err = client.Get(secure.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if ct.secure == nil || resp.ProtoMajor != 2 {
+		t.Fatalf("after an https:// request: TLS transport %v, HTTP/%d; want one, HTTP/2", ct.secure != nil, resp.ProtoMajor)
+	}
+	client.CloseIdleConnections()
+	got := map[string]bool{}
+	for range 2 {
+		got[<-closed] = true
+	}
+	if !got["plain"] || !got["secure"] {
+		t.Errorf("closed %v, want both servers' connections closed", got)
+	}
+}
