@@ -8,8 +8,9 @@ import (
 
 // resolve checks *opts against the bounds and enums of their api tags
 // and fills in the defaults the tags give, so that *opts are the
-// settings the operation runs with, which its result echoes. A member
-// out of bounds is CodeInvalidParameters naming it.
+// settings the operation runs with, which its result echoes; then, when
+// *O is a checker, what the tags cannot say. A member out of bounds is
+// CodeInvalidParameters naming it.
 func resolve[O any](opts *O) error {
 	var e *apitag.Error
 	if err := apitag.Resolve(opts); errors.As(err, &e) {
@@ -17,5 +18,14 @@ func resolve[O any](opts *O) error {
 	} else if err != nil {
 		return err
 	}
+	if c, ok := any(opts).(checker); ok {
+		return c.check()
+	}
 	return nil
+}
+
+// checker is implemented by the options whose rules their api tags
+// cannot say; check runs once the tags' are met and defaults filled in.
+type checker interface {
+	check() error
 }
