@@ -113,12 +113,22 @@ func openPage[O any](c *Client, rawURL string, opts *O, pageOpts *PageOptions) (
 	return c.newPage(rawURL, pageOpts, 0)
 }
 
-// runPage opens the page as openPage does, bounds ctx by the client's
-// timeout and runs use on the page, mapping its error to the documented
-// codes with the operation's failure code failed (an *Error passes as
-// it is).
-func runPage[O, R any](ctx context.Context, c *Client, rawURL string, opts *O, pageOpts *PageOptions, failed Code,
-	use func(ctx context.Context, p *page) (R, error)) (R, error) {
+// pageOp describes a browser operation to runPage.
+type pageOp struct {
+	// name is the operation's name, for its span: "Screenshot".
+	name string
+	// failed is the operation's own failure code.
+	failed Code
+}
+
+// runPage is the opening the browser operations share: it starts the
+// operation's span, opens the page as openPage does, bounds ctx by the
+// client's timeout and runs use on the page, mapping its error to the
+// documented codes (an *Error passes as it is).
+func runPage[O, R any](ctx context.Context, c *Client, rawURL string, opts *O, pageOpts *PageOptions, op pageOp,
+	use func(ctx context.Context, p *page) (R, error)) (_ R, err error) {
+	ctx, end := c.startOp(ctx, op.name, rawURL, *opts)
+	defer end(&err)
 	var zero R
 	p, err := openPage(c, rawURL, opts, pageOpts)
 	if err != nil {
@@ -128,7 +138,7 @@ func runPage[O, R any](ctx context.Context, c *Client, rawURL string, opts *O, p
 	defer cancel()
 	res, err := use(ctx, p)
 	if err != nil {
-		return zero, mapBrowserError(err, failed)
+		return zero, mapBrowserError(err, op.failed)
 	}
 	return res, nil
 }

@@ -48,6 +48,8 @@ func (c *Client) pin(ctx context.Context, t *target.Target) (*pinnedTarget, erro
 
 // hostOp describes a host-level operation to runHost.
 type hostOp struct {
+	// name is the operation's name, for its span: "Ping".
+	name string
 	// failed is the operation's own failure code.
 	failed Code
 	// work names what the operation does, for its messages: "ping",
@@ -61,13 +63,15 @@ type hostOp struct {
 	prepare func() error
 }
 
-// runHost is the opening every host-level operation shares: it resolves
-// opts (whose ProxyCountry proxyCountry points to), parses rawTarget,
-// runs op.prepare, bounds ctx by the client's timeout, pins the target
-// and runs probe on it, mapping its error to the documented codes (an
-// *Error passes as it is).
+// runHost is the opening every host-level operation shares: it starts
+// the operation's span, resolves opts (whose ProxyCountry proxyCountry
+// points to), parses rawTarget, runs op.prepare, bounds ctx by the
+// client's timeout, pins the target and runs probe on it, mapping its
+// error to the documented codes (an *Error passes as it is).
 func runHost[O, R any](ctx context.Context, c *Client, rawTarget string, opts *O, proxyCountry *string, op hostOp,
-	probe func(ctx context.Context, t *pinnedTarget) (R, error)) (R, error) {
+	probe func(ctx context.Context, t *pinnedTarget) (R, error)) (_ R, err error) {
+	ctx, end := c.startOp(ctx, op.name, rawTarget, *opts)
+	defer end(&err)
 	var zero R
 	if err := resolve(opts); err != nil {
 		return zero, err

@@ -47,10 +47,8 @@ type MixedContentResult struct {
 // CodeTargetNotAllowed, CodeUnableToConnect (also a redirect not
 // followed), CodeBrowserUnavailable, CodeBusy,
 // CodeMixedContentCheckFailed.
-func (c *Client) MixedContent(ctx context.Context, rawURL string, opts MixedContentOptions) (_ *MixedContentResult, err error) {
-	ctx, end := c.startOp(ctx, "MixedContent", rawURL, opts)
-	defer end(&err)
-	return runPage(ctx, c, rawURL, &opts, &opts.PageOptions, CodeMixedContentCheckFailed, func(ctx context.Context, p *page) (*MixedContentResult, error) {
+func (c *Client) MixedContent(ctx context.Context, rawURL string, opts MixedContentOptions) (*MixedContentResult, error) {
+	return runPage(ctx, c, rawURL, &opts, &opts.PageOptions, pageOp{name: "MixedContent", failed: CodeMixedContentCheckFailed}, func(ctx context.Context, p *page) (*MixedContentResult, error) {
 		p.issues = true
 		res := &MixedContentResult{Settings: opts}
 		var requests []browser.Request

@@ -52,10 +52,8 @@ type MTRResult struct {
 // CAP_NET_RAW). Errors: CodeInvalidURL, CodeInvalidParameters,
 // CodeTargetNotAllowed, CodeUnableToConnect (the name did not resolve),
 // CodeMTRFailed (no raw socket permission, nothing could be sent).
-func (c *Client) MTR(ctx context.Context, rawTarget string, opts MTROptions) (_ *MTRResult, err error) {
-	ctx, end := c.startOp(ctx, "MTR", rawTarget, opts)
-	defer end(&err)
-	op := hostOp{failed: CodeMTRFailed, work: "trace", unsent: "no probe could be sent"}
+func (c *Client) MTR(ctx context.Context, rawTarget string, opts MTROptions) (*MTRResult, error) {
+	op := hostOp{name: "MTR", failed: CodeMTRFailed, work: "trace", unsent: "no probe could be sent"}
 	return runHost(ctx, c, rawTarget, &opts, &opts.ProxyCountry, op, func(ctx context.Context, t *pinnedTarget) (*MTRResult, error) {
 		opts.Count, opts.MaxHops = cmp.Or(opts.Count, mtr.DefaultCount), cmp.Or(opts.MaxHops, mtr.DefaultMaxHops)
 		mopts := mtr.Options{Count: opts.Count, MaxHops: opts.MaxHops, ASN: c.asnLookup()}

@@ -66,12 +66,10 @@ type OpenPortResult struct {
 // the offending token), CodeTargetNotAllowed, CodeUnableToConnect (the
 // name did not resolve), CodePortScanFailed (the scan could not run or
 // finish).
-func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOptions) (_ *OpenPortResult, err error) {
-	ctx, end := c.startOp(ctx, "OpenPort", rawTarget, opts)
-	defer end(&err)
+func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOptions) (*OpenPortResult, error) {
 	var ranking *portscan.Ranking
 	var ports []uint16
-	op := hostOp{failed: CodePortScanFailed, work: "scan", unsent: "the scan could not run", prepare: func() error {
+	op := hostOp{name: "OpenPort", failed: CodePortScanFailed, work: "scan", unsent: "the scan could not run", prepare: func() error {
 		// The ranking is read only when it is used: for topPorts, and
 		// to name detected services.
 		var err error

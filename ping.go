@@ -37,10 +37,8 @@ type PingResult struct {
 // a result. Errors: CodeInvalidURL, CodeInvalidParameters,
 // CodeTargetNotAllowed, CodeUnableToConnect (the name did not resolve),
 // CodePingFailed (no request could be sent).
-func (c *Client) Ping(ctx context.Context, rawTarget string, opts PingOptions) (_ *PingResult, err error) {
-	ctx, end := c.startOp(ctx, "Ping", rawTarget, opts)
-	defer end(&err)
-	op := hostOp{failed: CodePingFailed, work: "ping", unsent: "no request could be sent"}
+func (c *Client) Ping(ctx context.Context, rawTarget string, opts PingOptions) (*PingResult, error) {
+	op := hostOp{name: "Ping", failed: CodePingFailed, work: "ping", unsent: "no request could be sent"}
 	return runHost(ctx, c, rawTarget, &opts, &opts.ProxyCountry, op, func(ctx context.Context, t *pinnedTarget) (*PingResult, error) {
 		opts.Count = cmp.Or(opts.Count, ping.DefaultCount)
 		res, err := ping.Ping(ctx, t.Addr, ping.Options{Count: opts.Count, Dial: c.guard.DialLiteral})

@@ -243,10 +243,8 @@ type MetaScrapeResult struct {
 // CodeTargetNotAllowed, CodeUnableToConnect, CodeNoMetadata (the page
 // has none at all), CodeBrowserUnavailable and CodeBusy (RenderJS only),
 // CodeCrawlFailed.
-func (c *Client) MetaScrape(ctx context.Context, rawURL string, opts MetaScrapeOptions) (_ *MetaScrapeResult, err error) {
-	ctx, end := c.startOp(ctx, "MetaScrape", rawURL, opts)
-	defer end(&err)
-	return runPage(ctx, c, rawURL, &opts, &opts.PageOptions, CodeCrawlFailed, func(ctx context.Context, p *page) (*MetaScrapeResult, error) {
+func (c *Client) MetaScrape(ctx context.Context, rawURL string, opts MetaScrapeOptions) (*MetaScrapeResult, error) {
+	return runPage(ctx, c, rawURL, &opts, &opts.PageOptions, pageOp{name: "MetaScrape", failed: CodeCrawlFailed}, func(ctx context.Context, p *page) (*MetaScrapeResult, error) {
 		d, err := c.fetchDocument(ctx, p, docOptions{renderJS: opts.RenderJS.Bool()}, CodeCrawlFailed)
 		if err != nil {
 			return nil, err

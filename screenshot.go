@@ -84,10 +84,8 @@ type ScreenshotResult struct {
 // CodeBrowserUnavailable, CodeBusy (with RetryAfter), CodeTargetNotAllowed
 // (the page or a redirect it follows is refused), CodeUnableToConnect,
 // CodeScreenshotFailed.
-func (c *Client) Screenshot(ctx context.Context, rawURL string, opts ScreenshotOptions) (_ *ScreenshotResult, err error) {
-	ctx, end := c.startOp(ctx, "Screenshot", rawURL, opts)
-	defer end(&err)
-	return runPage(ctx, c, rawURL, &opts, &opts.PageOptions, CodeScreenshotFailed, func(ctx context.Context, p *page) (*ScreenshotResult, error) {
+func (c *Client) Screenshot(ctx context.Context, rawURL string, opts ScreenshotOptions) (*ScreenshotResult, error) {
+	return runPage(ctx, c, rawURL, &opts, &opts.PageOptions, pageOp{name: "Screenshot", failed: CodeScreenshotFailed}, func(ctx context.Context, p *page) (*ScreenshotResult, error) {
 		shot := screenshotJob(p, &opts)
 		res := &ScreenshotResult{Settings: opts}
 		var err error

@@ -89,10 +89,8 @@ type WebScrapeResult struct {
 // CodeTargetNotAllowed, CodeUnableToConnect, CodeBrowserUnavailable and
 // CodeBusy (RenderJS only), CodeCrawlFailed (also when an -llm format
 // finds no main content).
-func (c *Client) WebScrape(ctx context.Context, rawURL string, opts WebScrapeOptions) (_ *WebScrapeResult, err error) {
-	ctx, end := c.startOp(ctx, "WebScrape", rawURL, opts)
-	defer end(&err)
-	return runPage(ctx, c, rawURL, &opts, &opts.PageOptions, CodeCrawlFailed, func(ctx context.Context, p *page) (*WebScrapeResult, error) {
+func (c *Client) WebScrape(ctx context.Context, rawURL string, opts WebScrapeOptions) (*WebScrapeResult, error) {
+	return runPage(ctx, c, rawURL, &opts, &opts.PageOptions, pageOp{name: "WebScrape", failed: CodeCrawlFailed}, func(ctx context.Context, p *page) (*WebScrapeResult, error) {
 		d, err := c.fetchDocument(ctx, p, docOptions{renderJS: opts.RenderJS.Bool(), waitTime: opts.WaitTime.Duration(), waitFor: opts.WaitFor}, CodeCrawlFailed)
 		if err != nil {
 			return nil, err

@@ -97,6 +97,13 @@ type pkiFiles struct {
 	rootPool               *x509.CertPool
 }
 
+// validPKI is writePKI's hierarchy valid at testNow: the leaf from a
+// month before to six months after, the intermediate from a year before.
+func validPKI(t *testing.T) pkiFiles {
+	t.Helper()
+	return writePKI(t, testNow.AddDate(0, -1, 0), testNow.AddDate(0, 6, 0), testNow.AddDate(-1, 0, 0))
+}
+
 // writePKI issues a hierarchy for "real.test": the leaf valid over
 // [leafFrom, leafTo], the intermediate from interFrom for five years.
 func writePKI(t *testing.T, leafFrom, leafTo, interFrom time.Time) pkiFiles {
@@ -255,7 +262,7 @@ func oakleyGroup2(t *testing.T, dir string) string {
 func TestRealKeyExchangeGroups(t *testing.T) {
 	openssl := needTool(t, "openssl", "openssl")
 	gnutls := needTool(t, "gnutls-serv", "gnutls-bin")
-	f := writePKI(t, testNow.AddDate(0, -1, 0), testNow.AddDate(0, 6, 0), testNow.AddDate(-1, 0, 0))
+	f := validPKI(t)
 	tests := []struct {
 		name     string
 		server   func(port int) []string
@@ -350,7 +357,7 @@ func TestRealKeyExchangeGroups(t *testing.T) {
 // suite; testssl "Has server cipher order? no (NOT ok)" / "yes (OK)".
 func TestRealPreference(t *testing.T) {
 	openssl := needTool(t, "openssl", "openssl")
-	f := writePKI(t, testNow.AddDate(0, -1, 0), testNow.AddDate(0, 6, 0), testNow.AddDate(-1, 0, 0))
+	f := validPKI(t)
 	tests := []struct {
 		name string
 		args []string

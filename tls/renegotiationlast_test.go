@@ -66,7 +66,7 @@ func (cc *countedConn) Close() error {
 // 1.1 s. The renegotiation probe now runs when no other probe is open.
 func TestRenegotiationProbeRunsAlone(t *testing.T) {
 	openssl := needTool(t, "openssl", "openssl")
-	f := writePKI(t, testNow.AddDate(0, -1, 0), testNow.AddDate(0, 6, 0), testNow.AddDate(-1, 0, 0))
+	f := validPKI(t)
 	port := freePort(t)
 	addr := startServer(t, port, openssl, "s_server", "-accept", "127.0.0.1:"+strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
 		"-cert_chain", f.inter, "-www", "-quiet")

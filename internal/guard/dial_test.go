@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sitediag/sitediag/dns"
+	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/internal/target"
 	"github.com/sitediag/sitediag/net/netx"
 )
@@ -219,22 +220,9 @@ func TestProxyNoAddress(t *testing.T) {
 }
 
 func TestDialLiteral(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	ln := porttest.Listen(t, porttest.Hangup)
 	g := New(&dns.Resolver{}, NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}))
-	conn, err := g.DialLiteral(context.Background(), "tcp", ln.Addr().String())
+	conn, err := g.DialLiteral(context.Background(), "tcp", "127.0.0.1:"+strconv.Itoa(int(ln.Port)))
 	if err != nil {
 		t.Fatalf("allowed literal: %v", err)
 	}
