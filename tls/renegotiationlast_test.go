@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sitediag/sitediag/internal/porttest"
 )
 
 // openCounter counts a scan's open connections and notes, for the one
@@ -67,7 +69,7 @@ func (cc *countedConn) Close() error {
 func TestRenegotiationProbeRunsAlone(t *testing.T) {
 	openssl := needTool(t, "openssl", "openssl")
 	f := validPKI(t)
-	port := freePort(t)
+	port := int(porttest.Closed(t))
 	addr := startServer(t, port, openssl, "s_server", "-accept", "127.0.0.1:"+strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
 		"-cert_chain", f.inter, "-www", "-quiet")
 	counter := &openCounter{}

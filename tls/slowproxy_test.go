@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sitediag/sitediag/internal/porttest"
 )
 
 // delayingProxy connects every connection to upstream at once and
@@ -84,7 +86,7 @@ func TestSlowServerNeverSilentlyPartial(t *testing.T) {
 		for _, timeout := range []time.Duration{delay - time.Second, delay + time.Second} {
 			t.Run(delay.String()+"/probeTimeout "+timeout.String(), func(t *testing.T) {
 				t.Parallel()
-				port := freePort(t) // a server of its own: s_server serves one connection at a time
+				port := int(porttest.Closed(t)) // a server of its own: s_server serves one connection at a time
 				addr := startServer(t, port, openssl, "s_server", "-accept", "127.0.0.1:"+strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
 					"-cert_chain", f.inter, "-tls1_2", "-serverpref", "-cipher", suites, "-www", "-quiet")
 				proxy := delayingProxy(t, addr, delay, false)
@@ -134,7 +136,7 @@ func TestSlowServerNeverSilentlyPartial(t *testing.T) {
 func TestSerialSlowFrontNeverSilentlyPartial(t *testing.T) {
 	openssl := needTool(t, "openssl", "openssl")
 	f := validPKI(t)
-	port := freePort(t)
+	port := int(porttest.Closed(t))
 	addr := startServer(t, port, openssl, "s_server", "-accept", "127.0.0.1:"+strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
 		"-cert_chain", f.inter, "-tls1_2", "-serverpref", "-cipher",
 		"ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-SHA:ECDHE-RSA-AES128-SHA", "-www", "-quiet")

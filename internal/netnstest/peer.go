@@ -149,12 +149,19 @@ func (p *Peer) Listen(t testing.TB, port int) net.Listener {
 	return p.listen(t, port, nil)
 }
 
-// listen listens on Addr:port inside the peer's namespace until t ends,
-// then runs serve (when not nil) with the listener. Sockets are made in
-// the namespace of the thread that makes them: the listener's, and what
-// serve dials, are made on a thread that never leaves the peer's
-// namespace and ends with the goroutine, locked.
+// listen listens on Addr:port inside the peer's namespace, as listenIn
+// does.
 func (p *Peer) listen(t testing.TB, port int, serve func(net.Listener)) net.Listener {
+	t.Helper()
+	return listenIn(t, p.NS, netip.AddrPortFrom(p.Addr, uint16(port)).String(), serve)
+}
+
+// listenIn listens on addr inside namespace ns until t ends, then runs
+// serve (when not nil) with the listener. Sockets are made in the
+// namespace of the thread that makes them: the listener's, and what
+// serve dials, are made on a thread that never leaves ns and ends with
+// the goroutine, locked.
+func listenIn(t testing.TB, ns, addr string, serve func(net.Listener)) net.Listener {
 	t.Helper()
 	type listening struct {
 		ln  net.Listener
@@ -164,9 +171,9 @@ func (p *Peer) listen(t testing.TB, port int, serve func(net.Listener)) net.List
 	go func() {
 		runtime.LockOSThread()
 		var ln net.Listener
-		err := enter(p.NS)
+		err := enter(ns)
 		if err == nil {
-			ln, err = net.Listen("tcp", netip.AddrPortFrom(p.Addr, uint16(port)).String())
+			ln, err = net.Listen("tcp", addr)
 		}
 		ready <- listening{ln, err}
 		if err == nil && serve != nil {
@@ -175,7 +182,7 @@ func (p *Peer) listen(t testing.TB, port int, serve func(net.Listener)) net.List
 	}()
 	l := <-ready
 	if l.err != nil {
-		t.Fatalf("netnstest: listening in %s: %v", p.NS, l.err)
+		t.Fatalf("netnstest: listening in %s: %v", ns, l.err)
 	}
 	t.Cleanup(func() { l.ln.Close() })
 	return l.ln
