@@ -301,3 +301,59 @@ func TestTracingBrowserJob(t *testing.T) {
 		t.Errorf("browser job events %q, want %q", events, want)
 	}
 }
+
+// The host and browser operations open their span through runHost and
+// runPage: each is one span named after the operation, with the options
+// set and the code of the error it returns, before any packet is sent
+// or any browser is involved.
+func TestTracingHostAndPageOperations(t *testing.T) {
+	c, rec := tracedClient(t, nil)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		op     string
+		call   func() error
+		option attribute.Key
+		code   sitediag.Code
+	}{
+		{"Ping", func() error {
+			_, err := c.Ping(ctx, "169.254.169.254", sitediag.PingOptions{Count: 2})
+			return err
+		}, "sitediag.option.count", sitediag.CodeTargetNotAllowed},
+		{"MTR", func() error {
+			_, err := c.MTR(ctx, "10.0.0.1", sitediag.MTROptions{MaxHops: 3})
+			return err
+		}, "sitediag.option.maxHops", sitediag.CodeTargetNotAllowed},
+		{"OpenPort", func() error {
+			_, err := c.OpenPort(ctx, "127.0.0.1", sitediag.OpenPortOptions{TopPorts: 50, PortRanges: "80"})
+			return err
+		}, "sitediag.option.portRanges", sitediag.CodeInvalidParameters},
+		{"Screenshot", func() error {
+			_, err := c.Screenshot(ctx, "https://site.test/", sitediag.ScreenshotOptions{Type: "gif"})
+			return err
+		}, "sitediag.option.type", sitediag.CodeInvalidParameters},
+		{"MixedContent", func() error {
+			_, err := c.MixedContent(ctx, "ftp://site.test/", sitediag.MixedContentOptions{FollowRedirect: sitediag.On})
+			return err
+		}, "sitediag.option.followRedirect", sitediag.CodeInvalidURL},
+		{"MetaScrape", func() error {
+			_, err := c.MetaScrape(ctx, "https://site.test/", sitediag.MetaScrapeOptions{Format: "yaml"})
+			return err
+		}, "sitediag.option.format", sitediag.CodeInvalidParameters},
+		{"WebScrape", func() error {
+			_, err := c.WebScrape(ctx, "https://site.test/", sitediag.WebScrapeOptions{ExtractionMode: "cssSchema"})
+			return err
+		}, "sitediag.option.extractionMode", sitediag.CodeInvalidParameters},
+	} {
+		t.Run(tc.op, func(t *testing.T) {
+			wantCode(t, tc.call(), tc.code)
+			span := only(t, rec, "sitediag."+tc.op)
+			if span.Status().Code != codes.Error {
+				t.Errorf("%s: got status %+v, want Error", span.Name(), span.Status())
+			}
+			wantAttr(t, span, "sitediag.error.code", string(tc.code))
+			if attr(span, tc.option) == "" {
+				t.Errorf("%s: got attributes %v, want %s", span.Name(), span.Attributes(), tc.option)
+			}
+		})
+	}
+}
