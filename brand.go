@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"strings"
 	"time"
 
@@ -188,13 +187,9 @@ func (c *Client) extractBrand(ctx context.Context, p *page, mode string) (*Brand
 	if err != nil {
 		return nil, mapBrowserError(err, CodeBrandFailed)
 	}
-	final, err := url.Parse(visit.RedirectedURL)
+	doc, err := renderedDocument(html, visit.RedirectedURL, CodeBrandFailed)
 	if err != nil {
-		return nil, NewError(CodeBrandFailed, err, "the page's final URL does not parse")
-	}
-	doc, err := content.ParseText(html, final)
-	if err != nil {
-		return nil, NewError(CodeBrandFailed, err, "the page could not be parsed")
+		return nil, err
 	}
 	in := brand.Inputs{Doc: doc}
 	if in.Light, err = brand.ParseStyles(light); err != nil {

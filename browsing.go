@@ -72,6 +72,9 @@ type page struct {
 	target *target.Target
 	job    browser.JobOptions
 	load   browser.LoadOptions
+	// issues records the page's mixed-content issues from before it
+	// loads (browser.Job.MixedContentIssues).
+	issues bool
 }
 
 // newPage checks rawURL and opts, which resolve has resolved, and sets
@@ -100,6 +103,46 @@ func (c *Client) newPage(rawURL string, opts *PageOptions, deadline time.Duratio
 	}, nil
 }
 
+// openPage is the start every browser operation shares: it resolves
+// opts (whose embedded PageOptions pageOpts points into) and checks rawURL
+// and the page options.
+func openPage[O any](c *Client, rawURL string, opts *O, pageOpts *PageOptions) (*page, error) {
+	if err := c.resolve(opts); err != nil {
+		return nil, err
+	}
+	return c.newPage(rawURL, pageOpts, 0)
+}
+
+// pageOp describes a browser operation to runPage.
+type pageOp struct {
+	// name is the operation's name, for its span: "Screenshot".
+	name string
+	// failed is the operation's own failure code.
+	failed Code
+}
+
+// runPage is the opening the browser operations share: it starts the
+// operation's span, opens the page as openPage does, bounds ctx by the
+// client's timeout and runs use on the page, mapping its error to the
+// documented codes (an *Error passes as it is).
+func runPage[O, R any](ctx context.Context, c *Client, rawURL string, opts *O, pageOpts *PageOptions, op pageOp,
+	use func(ctx context.Context, p *page) (R, error)) (_ R, err error) {
+	ctx, end := c.startOp(ctx, op.name, rawURL, *opts)
+	defer end(&err)
+	var zero R
+	p, err := openPage(c, rawURL, opts, pageOpts)
+	if err != nil {
+		return zero, err
+	}
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	res, err := use(ctx, p)
+	if err != nil {
+		return zero, mapBrowserError(err, op.failed)
+	}
+	return res, nil
+}
+
 // visit runs use on p's page in a browser job, once it has loaded, and
 // returns what the job saw of it. use may be nil.
 func (c *Client) visit(ctx context.Context, p *page, use func(ctx context.Context, j *browser.Job) error) (PageVisit, error) {
@@ -121,6 +164,11 @@ func (c *Client) visit(ctx context.Context, p *page, use func(ctx context.Contex
 
 // load checks p's target and loads it in j.
 func (c *Client) load(ctx context.Context, j *browser.Job, p *page) (*browser.Visit, error) {
+	if p.issues {
+		if err := j.EnableIssues(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if err := c.checkPage(ctx, p.target); err != nil {
 		return nil, err
 	}

@@ -21,22 +21,9 @@ import (
 
 func TestDNSSECJudgesAtConfigNow(t *testing.T) {
 	inception := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	zone, err := dnstest.SignZone("site.test", mdns.ECDSAP256SHA256, inception, inception.AddDate(0, 1, 0),
-		"site.test. 3600 IN SOA ns1.site.test. hostmaster.site.test. 1 7200 3600 1209600 300",
-		"site.test. 300 IN A 192.0.2.1",
-		"site.test. 300 IN AAAA 2001:db8::1",
-		"site.test. 300 IN MX 10 mail.site.test.",
-		"site.test. 300 IN TXT \"v=spf1 -all\"")
-	if err != nil {
-		t.Fatal(err)
-	}
-	anchor := filepath.Join(t.TempDir(), "anchor")
-	if err := os.WriteFile(anchor, []byte(zone.DS.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	zone, anchor := dnstest.SignSite(t, inception, inception.AddDate(0, 1, 0))
 	srv := dnstest.Start(t)
-	srv.AddRR(zone.Records...)
-	srv.AddRR(zone.DS)
+	srv.ServeZone(zone)
 	for _, tc := range []struct {
 		now  func() time.Time
 		want string

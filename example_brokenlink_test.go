@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"log"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 
 	"github.com/sitediag/sitediag"
 )
 
 func ExampleClient_BrokenLink() {
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	site := serveExample(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/":
 			w.Header().Set("Content-Type", "text/html")
@@ -23,12 +22,10 @@ func ExampleClient_BrokenLink() {
 		default:
 			http.NotFound(w, r)
 		}
-	}))
+	})
 	defer site.Close()
-	c := exampleClient()
-	defer c.Close()
 
-	res, err := c.BrokenLink(context.Background(), site.URL, sitediag.BrokenLinkOptions{})
+	res, err := site.Client.BrokenLink(context.Background(), site.URL, sitediag.BrokenLinkOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log"
 	"net/http"
-	"net/http/httptest"
 
 	"github.com/sitediag/sitediag"
 )
@@ -13,17 +12,15 @@ import (
 // The metadata of a page served on loopback, which the operator allows,
 // read with one HTTP request and no browser (RenderJS off).
 func ExampleClient_MetaScrape() {
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	site := serveExample(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<html lang="en"><head><title>Spring sale | Corner Shop</title>
 			<meta property="og:title" content="Spring sale: 30% off">
 			<meta property="og:image" content="/img/sale.jpg">
 			<meta property="article:published_time" content="2026-03-01T09:00:00+01:00"></head><body></body></html>`)
-	}))
+	})
 	defer site.Close()
-	c := exampleClient()
-	defer c.Close()
 
-	res, err := c.MetaScrape(context.Background(), site.URL+"/sale", sitediag.MetaScrapeOptions{RenderJS: sitediag.Off})
+	res, err := site.Client.MetaScrape(context.Background(), site.URL+"/sale", sitediag.MetaScrapeOptions{RenderJS: sitediag.Off})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -37,18 +34,16 @@ func ExampleClient_MetaScrape() {
 
 // A page's main content as Markdown, navigation and footer removed.
 func ExampleClient_WebScrape() {
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	site := serveExample(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<html><body><nav><a href="/">Home</a> <a href="/shop">Shop</a></nav>
 			<article><h1>Repairing a bike chain</h1>
 			<p>A broken chain can be fixed at the roadside with a chain tool and a quick link, in about ten minutes.</p>
 			<p>Remove the damaged link with the tool, join the two ends with the quick link, and pedal backwards to check it runs smoothly.</p></article>
 			<footer>© Corner Cycles</footer></body></html>`)
-	}))
+	})
 	defer site.Close()
-	c := exampleClient()
-	defer c.Close()
 
-	res, err := c.WebScrape(context.Background(), site.URL, sitediag.WebScrapeOptions{
+	res, err := site.Client.WebScrape(context.Background(), site.URL, sitediag.WebScrapeOptions{
 		RenderJS: sitediag.Off,
 		Format:   sitediag.ScrapeFormats{"markdown-llm"},
 	})

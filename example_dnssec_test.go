@@ -33,8 +33,7 @@ func ExampleClient_DNSSEC() {
 		log.Fatal(err)
 	}
 	defer srv.Close()
-	srv.AddRR(zone.Records...)
-	srv.AddRR(zone.DS)
+	srv.ServeZone(zone)
 
 	// The zone's DS is the trust anchor: the chain starts there.
 	anchor := filepath.Join(os.TempDir(), "shop.test.ds")

@@ -5,22 +5,19 @@ import (
 	"fmt"
 	"log"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 
 	"github.com/sitediag/sitediag"
 )
 
 func ExampleClient_HTTPHeader() {
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	site := serveExample(func(w http.ResponseWriter, r *http.Request) {
 		w.Header()["X-Served-By"] = []string{"example"}
 		w.Header()["Set-Cookie"] = []string{"session=1; HttpOnly", "theme=dark"}
-	}))
+	})
 	defer site.Close()
-	c := exampleClient()
-	defer c.Close()
 
-	res, err := c.HTTPHeader(context.Background(), site.URL, sitediag.HTTPHeaderOptions{})
+	res, err := site.Client.HTTPHeader(context.Background(), site.URL, sitediag.HTTPHeaderOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

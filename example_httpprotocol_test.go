@@ -5,20 +5,15 @@ import (
 	"fmt"
 	"log"
 	"net/http"
-	"net/http/httptest"
 
 	"github.com/sitediag/sitediag"
 )
 
 func ExampleClient_HTTPProtocol() {
-	site := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	site.EnableHTTP2 = true
-	site.StartTLS()
+	site := serveExampleTLS(func(w http.ResponseWriter, r *http.Request) {})
 	defer site.Close()
-	c := exampleClient()
-	defer c.Close()
 
-	res, err := c.HTTPProtocol(context.Background(), site.URL, sitediag.HTTPProtocolOptions{})
+	res, err := site.Client.HTTPProtocol(context.Background(), site.URL, sitediag.HTTPProtocolOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

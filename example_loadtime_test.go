@@ -5,23 +5,18 @@ import (
 	"fmt"
 	"log"
 	"net/http"
-	"net/http/httptest"
 
 	"github.com/sitediag/sitediag"
 )
 
 func ExampleClient_LoadTime() {
-	site := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	site := serveExampleTLS(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprint(w, "hello")
-	}))
-	site.EnableHTTP2 = true
-	site.StartTLS()
+	})
 	defer site.Close()
-	c := exampleClient()
-	defer c.Close()
 
-	res, err := c.LoadTime(context.Background(), site.URL, sitediag.LoadTimeOptions{})
+	res, err := site.Client.LoadTime(context.Background(), site.URL, sitediag.LoadTimeOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

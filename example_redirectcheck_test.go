@@ -4,13 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 
 	"github.com/sitediag/sitediag"
 )
 
 func ExampleClient_RedirectCheck() {
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	site := serveExample(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/a":
 			http.Redirect(w, r, "/b", http.StatusFound)
@@ -19,12 +18,10 @@ func ExampleClient_RedirectCheck() {
 		default:
 			w.WriteHeader(http.StatusOK)
 		}
-	}))
+	})
 	defer site.Close()
 
-	c := exampleClient()
-	defer c.Close()
-	res, err := c.RedirectCheck(context.Background(), site.URL+"/a", sitediag.RedirectCheckOptions{})
+	res, err := site.Client.RedirectCheck(context.Background(), site.URL+"/a", sitediag.RedirectCheckOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return

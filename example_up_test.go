@@ -4,37 +4,21 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"net/netip"
 
 	"github.com/sitediag/sitediag"
 )
 
-// exampleClient returns a client that may reach the loopback fixture an
-// example starts, as an operator would exempt an internal network.
-func exampleClient() *sitediag.Client {
-	c, err := sitediag.New(sitediag.Config{
-		AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
-	})
-	if err != nil {
-		panic(err)
-	}
-	return c
-}
-
 func ExampleClient_Up() {
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	site := serveExample(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/old" {
 			http.Redirect(w, r, "/new", http.StatusMovedPermanently)
 			return
 		}
 		w.WriteHeader(http.StatusOK)
-	}))
+	})
 	defer site.Close()
 
-	c := exampleClient()
-	defer c.Close()
-	res, err := c.Up(context.Background(), site.URL+"/old", sitediag.UpOptions{})
+	res, err := site.Client.Up(context.Background(), site.URL+"/old", sitediag.UpOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -6,8 +6,6 @@ import (
 	"io"
 	"log"
 	"net/http"
-	"net/http/httptest"
-	"net/netip"
 
 	"github.com/sitediag/sitediag"
 )
@@ -16,20 +14,12 @@ import (
 // from the browser. It needs Chromium, so go test compiles it but does not
 // run it; the browser tests run the same calls.
 func ExampleClient_URL2PDF() {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	site := serveExample(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><h1>Quarterly report</h1>`)
-	}))
-	defer srv.Close()
-
-	c, err := sitediag.New(sitediag.Config{
-		AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
 	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer c.Close()
+	defer site.Close()
 
-	res, err := c.URL2PDF(context.Background(), srv.URL, sitediag.URL2PDFOptions{Orientation: "landscape"})
+	res, err := site.Client.URL2PDF(context.Background(), site.URL, sitediag.URL2PDFOptions{Orientation: "landscape"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -42,18 +32,12 @@ func ExampleClient_URL2PDF() {
 }
 
 // Options and the URL are checked before any browser is involved, so
-// these run without Chromium.
-func ExampleClient_URL2PDF_invalid() {
-	c, err := sitediag.New(sitediag.Config{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer c.Close()
+// these run without Chromium, here on the default client.
+func ExampleURL2PDF_invalid() {
 	ctx := context.Background()
-
-	_, err = c.URL2PDF(ctx, "http://0x7f.1/", sitediag.URL2PDFOptions{})
+	_, err := sitediag.URL2PDF(ctx, "http://0x7f.1/", sitediag.URL2PDFOptions{})
 	fmt.Println(sitediag.CodeOf(err))
-	_, err = c.URL2PDF(ctx, "https://example.com/", sitediag.URL2PDFOptions{Format: "a7"})
+	_, err = sitediag.URL2PDF(ctx, "https://example.com/", sitediag.URL2PDFOptions{Format: "a7"})
 	fmt.Println(err)
 	// Output:
 	// INVALID_URL

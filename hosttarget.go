@@ -2,8 +2,10 @@ package sitediag
 
 import (
 	"context"
+	"errors"
 	"net/netip"
 
+	"github.com/sitediag/sitediag/internal/neterr"
 	"github.com/sitediag/sitediag/internal/target"
 	"github.com/sitediag/sitediag/net/netx"
 )
@@ -42,4 +44,71 @@ func (c *Client) pin(ctx context.Context, t *target.Target) (*pinnedTarget, erro
 		return nil, notAllowed(netx.ErrNotAllowed)
 	}
 	return &pinnedTarget{Target: t, Addr: addr}, nil
+}
+
+// hostOp describes a host-level operation to runHost.
+type hostOp struct {
+	// name is the operation's name, for its span: "Ping".
+	name string
+	// failed is the operation's own failure code.
+	failed Code
+	// work names what the operation does, for its messages: "ping",
+	// "trace", "scan".
+	work string
+	// unsent says what could not be done when the operation fails
+	// otherwise: "no request could be sent".
+	unsent string
+	// prepare, if not nil, checks what the operation needs beyond
+	// its target before the target is resolved.
+	prepare func() error
+}
+
+// runHost is the opening every host-level operation shares: it starts
+// the operation's span, resolves opts (whose ProxyCountry proxyCountry
+// points to), parses rawTarget, runs op.prepare, bounds ctx by the
+// client's timeout, pins the target and runs probe on it, mapping its
+// error to the documented codes (an *Error passes as it is).
+func runHost[O, R any](ctx context.Context, c *Client, rawTarget string, opts *O, proxyCountry *string, op hostOp,
+	probe func(ctx context.Context, t *pinnedTarget) (R, error)) (_ R, err error) {
+	ctx, end := c.startOp(ctx, op.name, rawTarget, *opts)
+	defer end(&err)
+	var zero R
+	if err := c.resolve(opts); err != nil {
+		return zero, err
+	}
+	t, err := parseHostTarget(rawTarget, *proxyCountry)
+	if err != nil {
+		return zero, err
+	}
+	if op.prepare != nil {
+		if err := op.prepare(); err != nil {
+			return zero, err
+		}
+	}
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	pinned, err := c.pin(ctx, t)
+	if err != nil {
+		return zero, err
+	}
+	res, err := probe(ctx, pinned)
+	if err != nil {
+		return zero, mapHostError(err, op)
+	}
+	return res, nil
+}
+
+// mapHostError maps what a host-level probe returns to the documented
+// codes.
+func mapHostError(err error, op hostOp) *Error {
+	var own *Error
+	switch {
+	case errors.As(err, &own):
+		return own
+	case errors.Is(err, netx.ErrNotAllowed):
+		return notAllowed(err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return NewError(op.failed, err, "the %s did not finish in time", op.work)
+	}
+	return NewError(op.failed, err, "%s: %s", op.unsent, neterr.Why(err))
 }

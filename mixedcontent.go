@@ -47,60 +47,40 @@ type MixedContentResult struct {
 // CodeTargetNotAllowed, CodeUnableToConnect (also a redirect not
 // followed), CodeBrowserUnavailable, CodeBusy,
 // CodeMixedContentCheckFailed.
-func (c *Client) MixedContent(ctx context.Context, rawURL string, opts MixedContentOptions) (_ *MixedContentResult, err error) {
-	ctx, end := c.startOp(ctx, "MixedContent", rawURL, opts)
-	defer end(&err)
-	if err := c.resolve(&opts); err != nil {
-		return nil, err
-	}
-	p, err := c.newPage(rawURL, &opts.PageOptions, 0)
-	if err != nil {
-		return nil, err
-	}
-	res := &MixedContentResult{Settings: opts}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	var requests []browser.Request
-	var issues []browser.MixedContentIssue
-	var html string
-	res.PageVisit = PageVisit{URL: p.target.URL.String()}
-	err = c.browser.Do(ctx, p.job, func(ctx context.Context, j *browser.Job) error {
-		if err := j.EnableIssues(ctx); err != nil {
-			return err
-		}
-		v, err := c.load(ctx, j, p)
+func (c *Client) MixedContent(ctx context.Context, rawURL string, opts MixedContentOptions) (*MixedContentResult, error) {
+	return runPage(ctx, c, rawURL, &opts, &opts.PageOptions, pageOp{name: "MixedContent", failed: CodeMixedContentCheckFailed}, func(ctx context.Context, p *page) (*MixedContentResult, error) {
+		p.issues = true
+		res := &MixedContentResult{Settings: opts}
+		var requests []browser.Request
+		var issues []browser.MixedContentIssue
+		var html string
+		var err error
+		res.PageVisit, err = c.visit(ctx, p, func(ctx context.Context, j *browser.Job) error {
+			var err error
+			if html, err = j.HTML(ctx, MaxDocumentBytes); err != nil {
+				return err
+			}
+			requests, issues = j.Requests(), j.MixedContentIssues()
+			return nil
+		})
 		if err != nil {
-			return err
+			return nil, err
 		}
-		res.loaded(v)
-		if html, err = j.HTML(ctx, MaxDocumentBytes); err != nil {
-			return err
+		if !opts.FollowRedirect.Bool() && res.RedirectedURL != res.URL {
+			return nil, NewError(CodeUnableToConnect, nil, "the page redirects to %s; set followRedirect to check the page it leads to", res.RedirectedURL)
 		}
-		requests, issues = j.Requests(), j.MixedContentIssues()
-		res.BlockedRequests = j.Stats().Refused
-		return nil
-	})
-	if err != nil {
-		return nil, mapBrowserError(err, CodeMixedContentCheckFailed)
-	}
-	if !opts.FollowRedirect.Bool() && res.RedirectedURL != res.URL {
-		return nil, NewError(CodeUnableToConnect, nil, "the page redirects to %s; set followRedirect to check the page it leads to", res.RedirectedURL)
-	}
-	final, err := url.Parse(res.RedirectedURL)
-	if err != nil {
-		return nil, NewError(CodeMixedContentCheckFailed, err, "the page's final URL does not parse")
-	}
-	if final.Scheme != "https" {
-		res.Insecure, res.Secure, res.Items = []string{}, []string{}, []MixedContentItem{}
+		if final, err := url.Parse(res.RedirectedURL); err == nil && final.Scheme != "https" {
+			res.Insecure, res.Secure, res.Items = []string{}, []string{}, []MixedContentItem{}
+			return res, nil
+		}
+		doc, err := renderedDocument(html, res.RedirectedURL, CodeMixedContentCheckFailed)
+		if err != nil {
+			return nil, err
+		}
+		mc := browser.ClassifyMixedContent(doc.URL, requests, issues, content.References(doc))
+		res.Insecure, res.Secure, res.Items = mc.Insecure, mc.Secure, mc.Items
 		return res, nil
-	}
-	doc, err := content.ParseText(html, final)
-	if err != nil {
-		return nil, NewError(CodeMixedContentCheckFailed, err, "the page could not be parsed")
-	}
-	mc := browser.ClassifyMixedContent(final, requests, issues, content.References(doc))
-	res.Insecure, res.Secure, res.Items = mc.Insecure, mc.Secure, mc.Items
-	return res, nil
+	})
 }
 
 // MixedContent calls Client.MixedContent on the default client.

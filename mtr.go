@@ -6,9 +6,7 @@ import (
 	"errors"
 	"net/netip"
 
-	"github.com/sitediag/sitediag/internal/neterr"
 	"github.com/sitediag/sitediag/net/mtr"
-	"github.com/sitediag/sitediag/net/netx"
 )
 
 // MTROptions are the options of MTR and the API's body of /mtr. The zero
@@ -54,39 +52,23 @@ type MTRResult struct {
 // CAP_NET_RAW). Errors: CodeInvalidURL, CodeInvalidParameters,
 // CodeTargetNotAllowed, CodeUnableToConnect (the name did not resolve),
 // CodeMTRFailed (no raw socket permission, nothing could be sent).
-func (c *Client) MTR(ctx context.Context, rawTarget string, opts MTROptions) (_ *MTRResult, err error) {
-	ctx, end := c.startOp(ctx, "MTR", rawTarget, opts)
-	defer end(&err)
-	if err := c.resolve(&opts); err != nil {
-		return nil, err
-	}
-	t, err := parseHostTarget(rawTarget, opts.ProxyCountry)
-	if err != nil {
-		return nil, err
-	}
-	opts.Count, opts.MaxHops = cmp.Or(opts.Count, mtr.DefaultCount), cmp.Or(opts.MaxHops, mtr.DefaultMaxHops)
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	pinned, err := c.pin(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	mopts := mtr.Options{Count: opts.Count, MaxHops: opts.MaxHops, ASN: c.asnLookup(), Allow: c.guard.Allowed}
-	if !opts.NoLookup.Bool() {
-		mopts.Name = c.ptrName
-	}
-	hops, err := mtr.Trace(ctx, pinned.Addr, mopts)
-	switch {
-	case errors.Is(err, netx.ErrNotAllowed):
-		return nil, notAllowed(err)
-	case errors.Is(err, mtr.ErrNoRawSocket):
-		return nil, NewError(CodeMTRFailed, err, "no permission to open raw ICMP sockets (run as root or grant CAP_NET_RAW)")
-	case errors.Is(err, context.DeadlineExceeded):
-		return nil, NewError(CodeMTRFailed, err, "the trace did not finish in time")
-	case err != nil:
-		return nil, NewError(CodeMTRFailed, err, "no probe could be sent: %s", neterr.Why(err))
-	}
-	return &MTRResult{Hops: hops, Host: t.Display(), IP: pinned.Addr.String(), Settings: opts}, nil
+func (c *Client) MTR(ctx context.Context, rawTarget string, opts MTROptions) (*MTRResult, error) {
+	op := hostOp{name: "MTR", failed: CodeMTRFailed, work: "trace", unsent: "no probe could be sent"}
+	return runHost(ctx, c, rawTarget, &opts, &opts.ProxyCountry, op, func(ctx context.Context, t *pinnedTarget) (*MTRResult, error) {
+		opts.Count, opts.MaxHops = cmp.Or(opts.Count, mtr.DefaultCount), cmp.Or(opts.MaxHops, mtr.DefaultMaxHops)
+		mopts := mtr.Options{Count: opts.Count, MaxHops: opts.MaxHops, ASN: c.asnLookup(), Allow: c.guard.Allowed}
+		if !opts.NoLookup.Bool() {
+			mopts.Name = c.ptrName
+		}
+		hops, err := mtr.Trace(ctx, t.Addr, mopts)
+		if errors.Is(err, mtr.ErrNoRawSocket) {
+			return nil, NewError(CodeMTRFailed, err, "no permission to open raw ICMP sockets (run as root or grant CAP_NET_RAW)")
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &MTRResult{Hops: hops, Host: t.Display(), IP: t.Addr.String(), Settings: opts}, nil
+	})
 }
 
 // ptrName is the first PTR name of addr from the configured servers;

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/sitediag/sitediag/net/netx"
 	"github.com/sitediag/sitediag/net/portscan"
 )
 
@@ -67,57 +66,40 @@ type OpenPortResult struct {
 // the offending token), CodeTargetNotAllowed, CodeUnableToConnect (the
 // name did not resolve), CodePortScanFailed (the scan could not run or
 // finish).
-func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOptions) (_ *OpenPortResult, err error) {
-	ctx, end := c.startOp(ctx, "OpenPort", rawTarget, opts)
-	defer end(&err)
-	if err := c.resolve(&opts); err != nil {
-		return nil, err
-	}
-	t, err := parseHostTarget(rawTarget, opts.ProxyCountry)
-	if err != nil {
-		return nil, err
-	}
-	// The ranking is read only when it is used: for topPorts, and to
-	// name detected services.
+func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOptions) (*OpenPortResult, error) {
 	var ranking *portscan.Ranking
-	if opts.PortRanges == "" || opts.DetectServices.Bool() {
-		if ranking, err = c.ports(); err != nil {
-			return nil, NewError(CodePortScanFailed, err, "the port ranking could not be read")
+	var ports []uint16
+	op := hostOp{name: "OpenPort", failed: CodePortScanFailed, work: "scan", unsent: "the scan could not run", prepare: func() error {
+		// The ranking is read only when it is used: for topPorts, and
+		// to name detected services.
+		var err error
+		if opts.PortRanges == "" || opts.DetectServices.Bool() {
+			if ranking, err = c.ports(); err != nil {
+				return NewError(CodePortScanFailed, err, "the port ranking could not be read")
+			}
 		}
-	}
-	ports, top, err := portsToScan(opts, ranking)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	pinned, err := c.pin(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	res, err := portscan.Scan(ctx, c.guard.DialLiteral, pinned.Addr, ports, portscan.Options{
-		Concurrency:    opts.Concurrency,
-		Timeout:        opts.PortTimeout.Duration(),
-		DetectServices: opts.DetectServices.Bool(),
-		Names:          ranking,
-		Control:        c.guard.Control,
+		ports, opts.TopPorts, err = portsToScan(opts, ranking)
+		return err
+	}}
+	return runHost(ctx, c, rawTarget, &opts, &opts.ProxyCountry, op, func(ctx context.Context, t *pinnedTarget) (*OpenPortResult, error) {
+		res, err := portscan.Scan(ctx, c.guard.DialLiteral, t.Addr, ports, portscan.Options{
+			Concurrency:    opts.Concurrency,
+			Timeout:        opts.PortTimeout.Duration(),
+			DetectServices: opts.DetectServices.Bool(),
+			Names:          ranking,
+			Control:        c.guard.Control,
+		})
+		if err != nil {
+			return nil, err
+		}
+		open := res.Open
+		if open == nil {
+			open = []uint16{}
+		}
+		opts.Concurrency = cmp.Or(opts.Concurrency, portscan.DefaultConcurrency)
+		opts.PortTimeout = cmp.Or(opts.PortTimeout, SecondsOf(portscan.DefaultTimeout))
+		return &OpenPortResult{OpenPorts: open, Services: res.Services, Host: t.Display(), IP: t.Addr.String(), Settings: opts}, nil
 	})
-	switch {
-	case errors.Is(err, netx.ErrNotAllowed):
-		return nil, notAllowed(err)
-	case errors.Is(err, context.DeadlineExceeded):
-		return nil, NewError(CodePortScanFailed, err, "the scan did not finish in time")
-	case err != nil:
-		return nil, NewError(CodePortScanFailed, err, "the scan could not run")
-	}
-	open := res.Open
-	if open == nil {
-		open = []uint16{}
-	}
-	opts.TopPorts = top
-	opts.Concurrency = cmp.Or(opts.Concurrency, portscan.DefaultConcurrency)
-	opts.PortTimeout = cmp.Or(opts.PortTimeout, SecondsOf(portscan.DefaultTimeout))
-	return &OpenPortResult{OpenPorts: open, Services: res.Services, Host: t.Display(), IP: pinned.Addr.String(), Settings: opts}, nil
 }
 
 // portsToScan turns the options into the port list, with ranking for

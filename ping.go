@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/sitediag/sitediag/internal/neterr"
-	"github.com/sitediag/sitediag/net/netx"
 	"github.com/sitediag/sitediag/net/ping"
 )
 
@@ -39,35 +37,19 @@ type PingResult struct {
 // a result. Errors: CodeInvalidURL, CodeInvalidParameters,
 // CodeTargetNotAllowed, CodeUnableToConnect (the name did not resolve),
 // CodePingFailed (no request could be sent).
-func (c *Client) Ping(ctx context.Context, rawTarget string, opts PingOptions) (_ *PingResult, err error) {
-	ctx, end := c.startOp(ctx, "Ping", rawTarget, opts)
-	defer end(&err)
-	if err := c.resolve(&opts); err != nil {
-		return nil, err
-	}
-	t, err := parseHostTarget(rawTarget, opts.ProxyCountry)
-	if err != nil {
-		return nil, err
-	}
-	opts.Count = cmp.Or(opts.Count, ping.DefaultCount)
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	pinned, err := c.pin(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	res, err := ping.Ping(ctx, pinned.Addr, ping.Options{Count: opts.Count, Dial: c.guard.DialLiteral, Allow: c.guard.Allowed})
-	switch {
-	case errors.Is(err, netx.ErrNotAllowed):
-		return nil, notAllowed(err)
-	case errors.Is(err, context.DeadlineExceeded):
-		return nil, NewError(CodePingFailed, err, "the ping did not finish in time")
-	case errors.Is(err, ping.ErrNoMethod):
-		return nil, NewError(CodePingFailed, err, "no ICMP socket may be opened and TCP fallback is unavailable")
-	case err != nil:
-		return nil, NewError(CodePingFailed, err, "no request could be sent: %s", neterr.Why(err))
-	}
-	return &PingResult{Result: *res, Host: t.Display(), Settings: opts}, nil
+func (c *Client) Ping(ctx context.Context, rawTarget string, opts PingOptions) (*PingResult, error) {
+	op := hostOp{name: "Ping", failed: CodePingFailed, work: "ping", unsent: "no request could be sent"}
+	return runHost(ctx, c, rawTarget, &opts, &opts.ProxyCountry, op, func(ctx context.Context, t *pinnedTarget) (*PingResult, error) {
+		opts.Count = cmp.Or(opts.Count, ping.DefaultCount)
+		res, err := ping.Ping(ctx, t.Addr, ping.Options{Count: opts.Count, Dial: c.guard.DialLiteral, Allow: c.guard.Allowed})
+		if errors.Is(err, ping.ErrNoMethod) {
+			return nil, NewError(CodePingFailed, err, "no ICMP socket may be opened and TCP fallback is unavailable")
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &PingResult{Result: *res, Host: t.Display(), Settings: opts}, nil
+	})
 }
 
 // Ping calls Client.Ping on the default client.

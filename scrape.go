@@ -83,15 +83,26 @@ func (c *Client) fetchDocument(ctx context.Context, p *page, o docOptions, faile
 		}
 		return nil, mapBrowserError(err, failed)
 	}
-	final, err := url.Parse(visit.RedirectedURL)
-	if err != nil {
-		return nil, NewError(failed, err, "the page's final URL does not parse")
-	}
-	if d.doc, err = content.ParseText(html, final); err != nil {
-		return nil, NewError(failed, err, "the page could not be parsed")
+	if d.doc, err = renderedDocument(html, visit.RedirectedURL, failed); err != nil {
+		return nil, err
 	}
 	d.visit = visit
 	return d, nil
+}
+
+// renderedDocument parses html, a rendered page's DOM, as the document
+// at finalURL, its URL once loaded; failed is the operation's failure
+// code.
+func renderedDocument(html, finalURL string, failed Code) (*content.Document, error) {
+	final, err := url.Parse(finalURL)
+	if err != nil {
+		return nil, NewError(failed, err, "the page's final URL does not parse")
+	}
+	doc, err := content.ParseText(html, final)
+	if err != nil {
+		return nil, NewError(failed, err, "the page could not be parsed")
+	}
+	return doc, nil
 }
 
 // fetchStatic GETs p's page through the guard, without a browser,
@@ -232,40 +243,29 @@ type MetaScrapeResult struct {
 // CodeTargetNotAllowed, CodeUnableToConnect, CodeNoMetadata (the page
 // has none at all), CodeBrowserUnavailable and CodeBusy (RenderJS only),
 // CodeCrawlFailed.
-func (c *Client) MetaScrape(ctx context.Context, rawURL string, opts MetaScrapeOptions) (_ *MetaScrapeResult, err error) {
-	ctx, end := c.startOp(ctx, "MetaScrape", rawURL, opts)
-	defer end(&err)
-	if err := c.resolve(&opts); err != nil {
-		return nil, err
-	}
-	p, err := c.newPage(rawURL, &opts.PageOptions, 0)
-	if err != nil {
-		return nil, err
-	}
-	res := &MetaScrapeResult{Settings: opts}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	d, err := c.fetchDocument(ctx, p, docOptions{renderJS: opts.RenderJS.Bool()}, CodeCrawlFailed)
-	if err != nil {
-		return nil, err
-	}
-	res.PageVisit = d.visit
-	res.Metadata = content.ExtractMetadata(d.doc)
-	if m := c.manifest(ctx, p, res.Metadata.Manifest); m != nil {
-		res.Metadata.AddIcons(m.Icons...)
-	}
-	if res.Metadata.Empty() {
-		return nil, NewError(CodeNoMetadata, nil, "the page has no title, meta tags, Open Graph, Twitter Card, JSON-LD or icons")
-	}
-	if res.Metadata.Logo == "" {
-		if icon := c.defaultIcon(ctx, p, d.doc.URL); icon != nil {
-			res.Metadata.AddIcons(*icon)
+func (c *Client) MetaScrape(ctx context.Context, rawURL string, opts MetaScrapeOptions) (*MetaScrapeResult, error) {
+	return runPage(ctx, c, rawURL, &opts, &opts.PageOptions, pageOp{name: "MetaScrape", failed: CodeCrawlFailed}, func(ctx context.Context, p *page) (*MetaScrapeResult, error) {
+		d, err := c.fetchDocument(ctx, p, docOptions{renderJS: opts.RenderJS.Bool()}, CodeCrawlFailed)
+		if err != nil {
+			return nil, err
 		}
-	}
-	if opts.Format == "markdown" {
-		res.Markdown = res.Metadata.Markdown()
-	}
-	return res, nil
+		res := &MetaScrapeResult{Metadata: content.ExtractMetadata(d.doc), PageVisit: d.visit, Settings: opts}
+		if m := c.manifest(ctx, p, res.Metadata.Manifest); m != nil {
+			res.Metadata.AddIcons(m.Icons...)
+		}
+		if res.Metadata.Empty() {
+			return nil, NewError(CodeNoMetadata, nil, "the page has no title, meta tags, Open Graph, Twitter Card, JSON-LD or icons")
+		}
+		if res.Metadata.Logo == "" {
+			if icon := c.defaultIcon(ctx, p, d.doc.URL); icon != nil {
+				res.Metadata.AddIcons(*icon)
+			}
+		}
+		if opts.Format == "markdown" {
+			res.Markdown = res.Metadata.Markdown()
+		}
+		return res, nil
+	})
 }
 
 // MetaScrape calls Client.MetaScrape on the default client.

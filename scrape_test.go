@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/content"
+	"github.com/sitediag/sitediag/internal/charsettest"
 	"github.com/sitediag/sitediag/internal/dnstest"
 	"github.com/sitediag/sitediag/internal/testenv"
 )
@@ -314,25 +314,25 @@ func TestContentErrorPage(t *testing.T) {
 	wantCode(t, err, sitediag.CodeUnableToConnect)
 }
 
-// Without a browser, each page of testdata/charset (served with no
+// Without a browser, each of charsettest's pages (served with no
 // charset in the header) reads as Chromium reads it.
 func TestCharsetAsChromium(t *testing.T) {
 	needChromium(t)
-	files := http.FileServer(http.Dir("testdata/charset"))
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		files.ServeHTTP(w, r)
-	}))
+	pages := charsettest.Pages()
+	mux := http.NewServeMux()
+	for _, p := range pages {
+		mux.HandleFunc("/"+p.Name, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.Write(p.Body)
+		})
+	}
+	site := httptest.NewServer(mux)
 	defer site.Close()
 	c := loopbackClient(t)
 	ctx := context.Background()
-	pages, _ := filepath.Glob("testdata/charset/*.html")
-	if len(pages) == 0 {
-		t.Fatal("no pages in testdata/charset")
-	}
 	for _, p := range pages {
-		t.Run(filepath.Base(p), func(t *testing.T) {
-			u := site.URL + "/" + filepath.Base(p)
+		t.Run(p.Name, func(t *testing.T) {
+			u := site.URL + "/" + p.Name
 			static, err := c.MetaScrape(ctx, u, sitediag.MetaScrapeOptions{RenderJS: sitediag.Off})
 			if err != nil {
 				t.Fatal(err)

@@ -84,38 +84,27 @@ type ScreenshotResult struct {
 // CodeBrowserUnavailable, CodeBusy (with RetryAfter), CodeTargetNotAllowed
 // (the page or a redirect it follows is refused), CodeUnableToConnect,
 // CodeScreenshotFailed.
-func (c *Client) Screenshot(ctx context.Context, rawURL string, opts ScreenshotOptions) (_ *ScreenshotResult, err error) {
-	ctx, end := c.startOp(ctx, "Screenshot", rawURL, opts)
-	defer end(&err)
-	if err := c.resolve(&opts); err != nil {
-		return nil, err
-	}
-	p, err := c.newPage(rawURL, &opts.PageOptions, 0)
-	if err != nil {
-		return nil, err
-	}
-	shot := screenshotJob(p, &opts)
-	res := &ScreenshotResult{Settings: opts}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	res.PageVisit, err = c.visit(ctx, p, func(ctx context.Context, j *browser.Job) error {
-		if opts.AddTimestamp.Bool() {
-			shot.Timestamp = c.cfg.Now()
-		}
-		s, err := j.Screenshot(ctx, shot)
-		if err != nil {
-			return err
-		}
-		res.Image, res.BlockedAds = s.Data, j.Stats().Blocked
-		if opts.Selector != "" {
-			res.SelectorFound = &s.SelectorFound
-		}
-		return nil
+func (c *Client) Screenshot(ctx context.Context, rawURL string, opts ScreenshotOptions) (*ScreenshotResult, error) {
+	return runPage(ctx, c, rawURL, &opts, &opts.PageOptions, pageOp{name: "Screenshot", failed: CodeScreenshotFailed}, func(ctx context.Context, p *page) (*ScreenshotResult, error) {
+		shot := screenshotJob(p, &opts)
+		res := &ScreenshotResult{Settings: opts}
+		var err error
+		res.PageVisit, err = c.visit(ctx, p, func(ctx context.Context, j *browser.Job) error {
+			if opts.AddTimestamp.Bool() {
+				shot.Timestamp = c.cfg.Now()
+			}
+			s, err := j.Screenshot(ctx, shot)
+			if err != nil {
+				return err
+			}
+			res.Image, res.BlockedAds = s.Data, j.Stats().Blocked
+			if opts.Selector != "" {
+				res.SelectorFound = &s.SelectorFound
+			}
+			return nil
+		})
+		return res, err
 	})
-	if err != nil {
-		return nil, mapBrowserError(err, CodeScreenshotFailed)
-	}
-	return res, nil
 }
 
 // screenshotJob adds the resolved opts to p's job and returns the

@@ -301,3 +301,48 @@ func TestTracingBrowserJob(t *testing.T) {
 		t.Errorf("browser job events %q, want %q", events, want)
 	}
 }
+
+// The host and browser operations open their span through runHost and
+// runPage: each is one span named after the operation, with the options
+// set and the code of the error it returns, before any packet is sent
+// or any browser is involved.
+func TestTracingHostAndPageOperations(t *testing.T) {
+	c, rec := tracedClient(t, nil)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		op     string
+		err    error
+		option attribute.Key
+		code   sitediag.Code
+	}{
+		{"Ping", errOf(c.Ping(ctx, "169.254.169.254", sitediag.PingOptions{Count: 2})),
+			"sitediag.option.count", sitediag.CodeTargetNotAllowed},
+		{"MTR", errOf(c.MTR(ctx, "10.0.0.1", sitediag.MTROptions{MaxHops: 3})),
+			"sitediag.option.maxHops", sitediag.CodeTargetNotAllowed},
+		{"OpenPort", errOf(c.OpenPort(ctx, "127.0.0.1", sitediag.OpenPortOptions{TopPorts: 50, PortRanges: "80"})),
+			"sitediag.option.portRanges", sitediag.CodeInvalidParameters},
+		{"Screenshot", errOf(c.Screenshot(ctx, "https://site.test/", sitediag.ScreenshotOptions{Type: "gif"})),
+			"sitediag.option.type", sitediag.CodeInvalidParameters},
+		{"MixedContent", errOf(c.MixedContent(ctx, "ftp://site.test/", sitediag.MixedContentOptions{FollowRedirect: sitediag.On})),
+			"sitediag.option.followRedirect", sitediag.CodeInvalidURL},
+		{"MetaScrape", errOf(c.MetaScrape(ctx, "https://site.test/", sitediag.MetaScrapeOptions{Format: "yaml"})),
+			"sitediag.option.format", sitediag.CodeInvalidParameters},
+		{"WebScrape", errOf(c.WebScrape(ctx, "https://site.test/", sitediag.WebScrapeOptions{ExtractionMode: "cssSchema"})),
+			"sitediag.option.extractionMode", sitediag.CodeInvalidParameters},
+	} {
+		t.Run(tc.op, func(t *testing.T) {
+			wantCode(t, tc.err, tc.code)
+			span := only(t, rec, "sitediag."+tc.op)
+			if span.Status().Code != codes.Error {
+				t.Errorf("%s: got status %+v, want Error", span.Name(), span.Status())
+			}
+			wantAttr(t, span, "sitediag.error.code", string(tc.code))
+			if attr(span, tc.option) == "" {
+				t.Errorf("%s: got attributes %v, want %s", span.Name(), span.Attributes(), tc.option)
+			}
+		})
+	}
+}
+
+// errOf is the error of an operation's call, its result dropped.
+func errOf[R any](_ R, err error) error { return err }

@@ -64,10 +64,7 @@ type URL2PDFResult struct {
 func (c *Client) URL2PDF(ctx context.Context, rawURL string, opts URL2PDFOptions) (_ *URL2PDFResult, err error) {
 	ctx, end := c.startOp(ctx, "URL2PDF", rawURL, opts)
 	defer end(&err)
-	if err := c.resolve(&opts); err != nil {
-		return nil, err
-	}
-	p, err := c.newPage(rawURL, &opts.PageOptions, 0)
+	p, err := openPage(c, rawURL, &opts, &opts.PageOptions)
 	if err != nil {
 		return nil, err
 	}

@@ -89,47 +89,36 @@ type WebScrapeResult struct {
 // CodeTargetNotAllowed, CodeUnableToConnect, CodeBrowserUnavailable and
 // CodeBusy (RenderJS only), CodeCrawlFailed (also when an -llm format
 // finds no main content).
-func (c *Client) WebScrape(ctx context.Context, rawURL string, opts WebScrapeOptions) (_ *WebScrapeResult, err error) {
-	ctx, end := c.startOp(ctx, "WebScrape", rawURL, opts)
-	defer end(&err)
-	if err := c.resolveWebScrape(&opts); err != nil {
-		return nil, err
-	}
-	p, err := c.newPage(rawURL, &opts.PageOptions, 0)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	d, err := c.fetchDocument(ctx, p, docOptions{renderJS: opts.RenderJS.Bool(), waitTime: opts.WaitTime.Duration(), waitFor: opts.WaitFor}, CodeCrawlFailed)
-	if err != nil {
-		return nil, err
-	}
-	res := &WebScrapeResult{Content: map[ScrapeFormat]any{}, PageVisit: d.visit, Settings: opts, WaitForFound: d.waitForFound}
-	schema := opts.ExtractionSchema
-	for _, f := range opts.Format {
-		if f == content.JSON && schema != nil {
-			res.Content[f] = map[string]any{schema.Name: schema.Extract(d.doc)}
-			continue
-		}
-		v, err := content.Render(d.doc, f)
-		if errors.Is(err, content.ErrNoContent) {
-			return nil, NewError(CodeCrawlFailed, err, "%s: the page has no main content to extract", f)
-		}
+func (c *Client) WebScrape(ctx context.Context, rawURL string, opts WebScrapeOptions) (*WebScrapeResult, error) {
+	return runPage(ctx, c, rawURL, &opts, &opts.PageOptions, pageOp{name: "WebScrape", failed: CodeCrawlFailed}, func(ctx context.Context, p *page) (*WebScrapeResult, error) {
+		d, err := c.fetchDocument(ctx, p, docOptions{renderJS: opts.RenderJS.Bool(), waitTime: opts.WaitTime.Duration(), waitFor: opts.WaitFor}, CodeCrawlFailed)
 		if err != nil {
-			return nil, NewError(CodeCrawlFailed, err, "%s: the page could not be converted", f)
+			return nil, err
 		}
-		res.Content[f] = v
-	}
-	return res, nil
+		res := &WebScrapeResult{Content: map[ScrapeFormat]any{}, PageVisit: d.visit, Settings: opts, WaitForFound: d.waitForFound}
+		schema := opts.ExtractionSchema
+		for _, f := range opts.Format {
+			if f == content.JSON && schema != nil {
+				res.Content[f] = map[string]any{schema.Name: schema.Extract(d.doc)}
+				continue
+			}
+			v, err := content.Render(d.doc, f)
+			if errors.Is(err, content.ErrNoContent) {
+				return nil, NewError(CodeCrawlFailed, err, "%s: the page has no main content to extract", f)
+			}
+			if err != nil {
+				return nil, NewError(CodeCrawlFailed, err, "%s: the page could not be converted", f)
+			}
+			res.Content[f] = v
+		}
+		return res, nil
+	})
 }
 
-// resolveWebScrape resolves opts and checks what their tags cannot say:
-// no format twice, and a schema exactly with extractionMode cssSchema.
-func (c *Client) resolveWebScrape(opts *WebScrapeOptions) error {
-	if err := c.resolve(opts); err != nil {
-		return err
-	}
+// check checks what the options' tags cannot say: no format twice, and
+// a schema exactly with extractionMode cssSchema; it fills in the
+// default format.
+func (opts *WebScrapeOptions) check() error {
 	for i, f := range opts.Format {
 		if slices.Contains(opts.Format[:i], f) {
 			return InvalidParameter("format", fmt.Sprintf("%q is given twice", f))

@@ -2,17 +2,16 @@ package content_test
 
 import (
 	"net/url"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/sitediag/sitediag/content"
+	"github.com/sitediag/sitediag/internal/charsettest"
 )
 
-// charsetPages are testdata/charset's pages (served with no charset in
-// the header), with the character set Chromium decodes each from and
-// the title it then reads. The root package's TestCharsetAsChromium
-// checks the same pages against Chromium itself.
+// charsetPages are charsettest's pages (served with no charset in the
+// header), with the character set Chromium decodes each from and the
+// title it then reads. The root package's TestCharsetAsChromium checks
+// the same pages against Chromium itself.
 var charsetPages = []struct{ name, charset, title string }{
 	// <meta charset> after the first 1024 bytes, still in the head.
 	{"utf8-late-meta.html", "utf-8", "Café – à la carte"},
@@ -27,11 +26,18 @@ var charsetPages = []struct{ name, charset, title string }{
 }
 
 func TestParseCharset(t *testing.T) {
+	bodies := map[string][]byte{}
+	for _, p := range charsettest.Pages() {
+		bodies[p.Name] = p.Body
+	}
+	if len(bodies) != len(charsetPages) {
+		t.Fatalf("%d pages, %d expected readings", len(bodies), len(charsetPages))
+	}
 	for _, p := range charsetPages {
 		t.Run(p.name, func(t *testing.T) {
-			body, err := os.ReadFile(filepath.Join("..", "testdata", "charset", p.name))
-			if err != nil {
-				t.Fatal(err)
+			body, ok := bodies[p.name]
+			if !ok {
+				t.Fatal("no such page in charsettest")
 			}
 			u, _ := url.Parse("http://site.test/" + p.name)
 			d, err := content.Parse(body, "text/html", u)

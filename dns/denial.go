@@ -114,10 +114,7 @@ func (v *validator) proveNXDomain(z *zoneState, resp *mdns.Msg, name string) den
 		if !nsecCovers(n, name) {
 			continue
 		}
-		ce := commonAncestor(name, n.Hdr.Name)
-		if a := commonAncestor(name, n.NextDomain); mdns.CountLabel(a) > mdns.CountLabel(ce) {
-			ce = a
-		}
+		ce := nsecEncloser(n, name)
 		wildcard := "*." + ce
 		if ce == "." {
 			wildcard = "*."
@@ -286,6 +283,17 @@ func commonAncestor(a, b string) string {
 	return mdns.Fqdn(strings.Join(labels[len(labels)-n:], "."))
 }
 
+// nsecEncloser is the closest encloser of name that n, an NSEC covering
+// name, proves: the longer of name's common ancestors with n's owner
+// and with its next name.
+func nsecEncloser(n *mdns.NSEC, name string) string {
+	ce := commonAncestor(name, n.Hdr.Name)
+	if a := commonAncestor(name, n.NextDomain); mdns.CountLabel(a) > mdns.CountLabel(ce) {
+		ce = a
+	}
+	return ce
+}
+
 // wildcardNoData checks a NODATA answer from a wildcard (RFC 4035
 // §3.1.3.4): name is covered, and the wildcard at its closest encloser
 // exists without qtype.
@@ -297,10 +305,7 @@ func wildcardNoData(nsecs []*mdns.NSEC, nsec3s []*mdns.NSEC3, name, zone string,
 		if !nsecCovers(n, name) {
 			continue
 		}
-		ce := commonAncestor(name, n.Hdr.Name)
-		if a := commonAncestor(name, n.NextDomain); mdns.CountLabel(a) > mdns.CountLabel(ce) {
-			ce = a
-		}
+		ce := nsecEncloser(n, name)
 		for _, w := range nsecs {
 			if strings.EqualFold(w.Hdr.Name, "*."+ce) && lacks(w.TypeBitMap) {
 				return denial{status: Secure}, true

@@ -46,8 +46,7 @@ func TestCheckDNSSECRecordText(t *testing.T) {
 	now := time.Now()
 	z := signZone(t, mdns.ECDSAP256SHA256, now.Add(-time.Hour), now.Add(time.Hour))
 	s := dnstest.Start(t)
-	s.AddRR(z.Records...)
-	s.AddRR(z.DS)
+	s.ServeZone(z)
 	r := &dns.Resolver{Servers: []string{s.Addr}, Timeout: testTimeout}
 	rep, err := r.CheckDNSSEC(context.Background(), "site.test", now)
 	if err != nil {
@@ -76,8 +75,7 @@ func TestCheckDNSSECJudgesAtInjectedTime(t *testing.T) {
 	inception := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	z := signZone(t, mdns.ED25519, inception, inception.AddDate(0, 1, 0))
 	s := dnstest.Start(t)
-	s.AddRR(z.Records...)
-	s.AddRR(z.DS)
+	s.ServeZone(z)
 	r := &dns.Resolver{Servers: []string{s.Addr}, Timeout: testTimeout, TrustAnchor: anchorAt(t, z)}
 	for _, tc := range []struct {
 		now    time.Time
@@ -163,8 +161,7 @@ func TestCheckDNSSECBoundsSignatureChecks(t *testing.T) {
 		bad.Signature = strings.Repeat(string(rune('A'+i%26)), len(bad.Signature)-2) + "=="
 		s.AddRR(bad) // served before the valid signature
 	}
-	s.AddRR(z.Records...)
-	s.AddRR(z.DS)
+	s.ServeZone(z)
 	r := &dns.Resolver{Servers: []string{s.Addr}, Timeout: testTimeout, TrustAnchor: anchorAt(t, z)}
 	rep, err := r.CheckDNSSEC(context.Background(), "site.test", now)
 	if err != nil {

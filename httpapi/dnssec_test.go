@@ -2,8 +2,6 @@ package httpapi_test
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,22 +15,9 @@ import (
 
 func TestDNSSECEnvelope(t *testing.T) {
 	now := time.Now()
-	zone, err := dnstest.SignZone("site.test", mdns.ECDSAP256SHA256, now.Add(-time.Hour), now.Add(time.Hour),
-		"site.test. 3600 IN SOA ns1.site.test. hostmaster.site.test. 1 7200 3600 1209600 300",
-		"site.test. 300 IN A 192.0.2.1",
-		"site.test. 300 IN AAAA 2001:db8::1",
-		"site.test. 300 IN MX 10 mail.site.test.",
-		"site.test. 300 IN TXT \"v=spf1 -all\"")
-	if err != nil {
-		t.Fatal(err)
-	}
-	anchor := filepath.Join(t.TempDir(), "anchor")
-	if err := os.WriteFile(anchor, []byte(zone.DS.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	zone, anchor := dnstest.SignSite(t, now.Add(-time.Hour), now.Add(time.Hour))
 	api := apitest.New(t, apitest.Options{Config: sitediag.Config{DNSSECTrustAnchor: anchor}})
-	api.DNS.AddRR(zone.Records...)
-	api.DNS.AddRR(zone.DS)
+	api.DNS.ServeZone(zone)
 	api.DNS.Add(t, "plain.test. 3600 IN SOA ns1.plain.test. hostmaster.plain.test. 1 7200 3600 1209600 300")
 
 	t.Run("signed", func(t *testing.T) {

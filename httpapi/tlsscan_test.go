@@ -17,6 +17,7 @@ import (
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/internal/apitest"
+	"github.com/sitediag/sitediag/internal/porttest"
 )
 
 var (
@@ -117,28 +118,8 @@ func TestTLSScanShape(t *testing.T) {
 }
 
 func TestTLSScanErrors(t *testing.T) {
-	closed, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closedPort := closed.Addr().(*net.TCPAddr).Port
-	closed.Close()
-
-	silent, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { silent.Close() })
-	go func() {
-		for {
-			c, err := silent.Accept()
-			if err != nil {
-				return
-			}
-			go func() { io.Copy(io.Discard, c); c.Close() }()
-		}
-	}()
-	silentPort := silent.Addr().(*net.TCPAddr).Port
+	closedPort := porttest.Closed(t)
+	silentPort := porttest.Listen(t, func(c net.Conn) { io.Copy(io.Discard, c) }).Port
 
 	tests := []struct {
 		name   string
@@ -187,33 +168,19 @@ func TestTestIDFormByRoute(t *testing.T) {
 // echoed.
 func TestTLSScanPartial(t *testing.T) {
 	port, _ := tlsServer(t)
-	slow, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { slow.Close() })
-	go func() { // delays every connection to the TLS server by 300 ms
-		for {
-			c, err := slow.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				time.Sleep(300 * time.Millisecond)
-				up, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-				if err != nil {
-					return
-				}
-				defer up.Close()
-				go io.Copy(up, c)
-				io.Copy(c, up)
-			}()
+	slow := porttest.Listen(t, func(c net.Conn) { // delays every connection to the TLS server by 300 ms
+		time.Sleep(300 * time.Millisecond)
+		up, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			return
 		}
-	}()
+		defer up.Close()
+		go io.Copy(up, c)
+		io.Copy(c, up)
+	})
 	api := apitest.New(t, apitest.Options{Config: sitediag.Config{Timeout: 1500 * time.Millisecond}})
 	api.DNS.Add(t, "example.com. 60 IN A 127.0.0.1")
-	resp := api.Post(t, "/tlsscan", map[string]any{"url": fmt.Sprintf("https://example.com:%d", slow.Addr().(*net.TCPAddr).Port), "probeTimeout": 2.5})
+	resp := api.Post(t, "/tlsscan", map[string]any{"url": fmt.Sprintf("https://example.com:%d", slow.Port), "probeTimeout": 2.5})
 	meta, data := resp.WantSuccess(t)
 	d := data.(map[string]any)
 	if meta["probeTimeout"] != 2.5 || d["partial"] != true || resp.Envelope["message"] == nil {

@@ -2,18 +2,13 @@ package httpapi_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log"
 	"log/slog"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -33,6 +28,7 @@ import (
 	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/httpapi"
 	"github.com/sitediag/sitediag/internal/apitest"
+	"github.com/sitediag/sitediag/internal/certtest"
 	"github.com/sitediag/sitediag/internal/guardnet"
 	"github.com/sitediag/sitediag/internal/guardtest"
 )
@@ -111,7 +107,7 @@ func reportSite(t *testing.T, api *apitest.API) (target string, plain *httptest.
 				`<img src="http://cdn.test:%s/pixel.svg" alt="pixel">`, port(plain.URL))
 		}
 	}))
-	site.TLS = &tls.Config{Certificates: []tls.Certificate{shortCert(t, 5*24*time.Hour)}}
+	site.TLS = &tls.Config{Certificates: []tls.Certificate{certtest.SelfSigned(t, pkix.Name{CommonName: "shop.test", Organization: []string{"Fixture Shop"}}, 5*24*time.Hour)}}
 	site.Config.ErrorLog = log.New(io.Discard, "", 0) // the TLS scan's refused handshakes
 	site.EnableHTTP2 = true
 	site.StartTLS()
@@ -119,30 +115,6 @@ func reportSite(t *testing.T, api *apitest.API) (target string, plain *httptest.
 	api.DNS.Add(t, "shop.test. 60 IN A 127.0.0.1", "shop.test. 60 IN MX 10 mail.shop.test.", "cdn.test. 60 IN A 127.0.0.1",
 		"metadata.test. 60 IN A 169.254.169.254")
 	return "https://shop.test:" + port(site.URL), plain
-}
-
-// shortCert is a self-signed certificate for shop.test that expires in
-// valid.
-func shortCert(t *testing.T, valid time.Duration) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(18),
-		Subject:      pkix.Name{CommonName: "shop.test", Organization: []string{"Fixture Shop"}},
-		DNSNames:     []string{"shop.test"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(valid),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
 
 // apiCall is one API request the page made: its path and when it was

@@ -16,7 +16,7 @@ import (
 // (testssl: "Chain of trust ok", openssl s_client verify 0).
 func TestRealUnusualCertificates(t *testing.T) {
 	openssl := needTool(t, "openssl", "openssl")
-	f := writePKI(t, testNow.AddDate(0, -1, 0), testNow.AddDate(0, 6, 0), testNow.AddDate(-1, 0, 0))
+	f := validPKI(t)
 	pssKey, pssCert := filepath.Join(f.dir, "pss-key.pem"), filepath.Join(f.dir, "pss.pem")
 	out, err := exec.Command(openssl, "req", "-x509", "-newkey", "rsa-pss", "-pkeyopt", "rsa_keygen_bits:2048", "-nodes",
 		"-keyout", pssKey, "-out", pssCert, "-subj", "/CN=real.test", "-addext", "subjectAltName=DNS:real.test", "-days", "3650").CombinedOutput()
@@ -65,7 +65,7 @@ func TestRealUnusualCertificates(t *testing.T) {
 // "Acceptable client certificate CA names: /CN=Real Root".
 func TestRealClientCertificate(t *testing.T) {
 	openssl := needTool(t, "openssl", "openssl")
-	f := writePKI(t, testNow.AddDate(0, -1, 0), testNow.AddDate(0, 6, 0), testNow.AddDate(-1, 0, 0))
+	f := validPKI(t)
 	tests := []struct {
 		name                string
 		args                []string
@@ -112,7 +112,7 @@ func orNullString(s *string) string {
 // do rather than judge a certificate it did not see).
 func TestRealCertificateNotRead(t *testing.T) {
 	openssl := needTool(t, "openssl", "openssl")
-	f := writePKI(t, testNow.AddDate(0, -1, 0), testNow.AddDate(0, 6, 0), testNow.AddDate(-1, 0, 0))
+	f := validPKI(t)
 	res := scanRealServer(t, func(port int) []string {
 		return []string{openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-www", "-quiet",
 			"-cert", f.leaf, "-key", f.key, "-cert_chain", f.inter, "-tls1_3", "-groups", "ffdhe2048"}

@@ -41,7 +41,7 @@ func orNull(b *bool) string {
 func TestRealChecks(t *testing.T) {
 	openssl := needTool(t, "openssl", "openssl")
 	gnutls := needTool(t, "gnutls-serv", "gnutls-bin")
-	f := writePKI(t, testNow.AddDate(0, -1, 0), testNow.AddDate(0, 6, 0), testNow.AddDate(-1, 0, 0))
+	f := validPKI(t)
 	sServer := f.sServer(openssl)
 	tests := []struct {
 		name   string
@@ -149,7 +149,7 @@ func TestRealNSSRenegotiation(t *testing.T) {
 	selfserv := needTool(t, "selfserv", "libnss3-tools")
 	certutil := needTool(t, "certutil", "libnss3-tools")
 	pk12util := needTool(t, "pk12util", "libnss3-tools")
-	f := writePKI(t, testNow.AddDate(0, -1, 0), testNow.AddDate(0, 6, 0), testNow.AddDate(-1, 0, 0))
+	f := validPKI(t)
 	db := filepath.Join(f.dir, "nssdb")
 	p12 := filepath.Join(f.dir, "server.p12")
 	if err := os.Mkdir(db, 0o700); err != nil {

@@ -25,7 +25,7 @@ func simLine(r *Result) string {
 func TestRealGrade(t *testing.T) {
 	openssl := needTool(t, "openssl", "openssl")
 	gnutls := needTool(t, "gnutls-serv", "gnutls-bin")
-	f := writePKI(t, testNow.AddDate(0, -1, 0), testNow.AddDate(0, 6, 0), testNow.AddDate(-1, 0, 0))
+	f := validPKI(t)
 	sServer := f.sServer(openssl)
 	tests := []struct {
 		name   string

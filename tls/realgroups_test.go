@@ -15,7 +15,7 @@ import (
 // secp384r1 secp521r1 X25519 X448".
 func TestRealLegacyCurves(t *testing.T) {
 	openssl := needTool(t, "openssl", "openssl")
-	f := writePKI(t, testNow.AddDate(0, -1, 0), testNow.AddDate(0, 6, 0), testNow.AddDate(-1, 0, 0))
+	f := validPKI(t)
 	res := scanRealServer(t, func(port int) []string {
 		return []string{openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-www", "-quiet", "-serverpref",
 			"-cert", f.leaf, "-key", f.key, "-cert_chain", f.inter, "-groups", "P-384:P-256:X25519:X448:P-521"}
@@ -43,7 +43,7 @@ func TestRealLegacyCurves(t *testing.T) {
 // verifies it, 0 (ok)).
 func TestRealChainOrder(t *testing.T) {
 	openssl := needTool(t, "openssl", "openssl")
-	f := writePKI(t, testNow.AddDate(0, -1, 0), testNow.AddDate(0, 6, 0), testNow.AddDate(-1, 0, 0))
+	f := validPKI(t)
 	root, _ := os.ReadFile(f.root)
 	inter, _ := os.ReadFile(f.inter)
 	swapped := filepath.Join(f.dir, "swapped.pem")

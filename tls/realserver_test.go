@@ -22,6 +22,7 @@ import (
 	cryptotls "crypto/tls"
 	"slices"
 
+	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/internal/testenv"
 )
 
@@ -37,17 +38,6 @@ func needTool(t *testing.T, name, pkg string) string {
 	path, err := exec.LookPath(name)
 	testenv.Need(t, err == nil, name+" is not installed (apt package "+pkg+")")
 	return path
-}
-
-// freePort returns a loopback port nobody listens on right now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // startServer runs a server command that listens on port until the test
@@ -80,7 +70,7 @@ func startServer(t *testing.T, port int, name string, args ...string) string {
 // free port) describe, and scans it as real.test.
 func scanRealServer(t *testing.T, server func(port int) []string, roots *x509.CertPool) *Result {
 	t.Helper()
-	port := freePort(t)
+	port := int(porttest.Closed(t))
 	args := server(port)
 	addr := startServer(t, port, args[0], args[1:]...)
 	res, err := scanAt(t, addr, "real.test", roots)
@@ -95,6 +85,13 @@ type pkiFiles struct {
 	dir                    string
 	root, inter, leaf, key string
 	rootPool               *x509.CertPool
+}
+
+// validPKI is writePKI's hierarchy valid at testNow: the leaf from a
+// month before to six months after, the intermediate from a year before.
+func validPKI(t *testing.T) pkiFiles {
+	t.Helper()
+	return writePKI(t, testNow.AddDate(0, -1, 0), testNow.AddDate(0, 6, 0), testNow.AddDate(-1, 0, 0))
 }
 
 // writePKI issues a hierarchy for "real.test": the leaf valid over
@@ -211,7 +208,7 @@ func TestRealChainCompleteness(t *testing.T) {
 			if tt.sendRoot {
 				chainFile = f.root
 			}
-			port := freePort(t)
+			port := int(porttest.Closed(t))
 			addr := startServer(t, port, openssl, "s_server", "-accept", "127.0.0.1:"+strconv.Itoa(port),
 				"-cert", f.leaf, "-key", f.key, "-cert_chain", chainFile, "-www", "-quiet")
 			res, err := scanAt(t, addr, "real.test", f.rootPool)
@@ -255,7 +252,7 @@ func oakleyGroup2(t *testing.T, dir string) string {
 func TestRealKeyExchangeGroups(t *testing.T) {
 	openssl := needTool(t, "openssl", "openssl")
 	gnutls := needTool(t, "gnutls-serv", "gnutls-bin")
-	f := writePKI(t, testNow.AddDate(0, -1, 0), testNow.AddDate(0, 6, 0), testNow.AddDate(-1, 0, 0))
+	f := validPKI(t)
 	tests := []struct {
 		name     string
 		server   func(port int) []string
@@ -350,7 +347,7 @@ func TestRealKeyExchangeGroups(t *testing.T) {
 // suite; testssl "Has server cipher order? no (NOT ok)" / "yes (OK)".
 func TestRealPreference(t *testing.T) {
 	openssl := needTool(t, "openssl", "openssl")
-	f := writePKI(t, testNow.AddDate(0, -1, 0), testNow.AddDate(0, 6, 0), testNow.AddDate(-1, 0, 0))
+	f := validPKI(t)
 	tests := []struct {
 		name string
 		args []string
@@ -363,7 +360,7 @@ func TestRealPreference(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			port := freePort(t)
+			port := int(porttest.Closed(t))
 			args := append([]string{"s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
 				"-no_tls1_3", "-no_tls1_1", "-no_tls1", "-www", "-quiet"}, tt.args...)
 			addr := startServer(t, port, openssl, args...)

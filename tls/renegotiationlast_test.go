@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sitediag/sitediag/internal/porttest"
 )
 
 // openCounter counts a scan's open connections and notes, for the one
@@ -66,8 +68,8 @@ func (cc *countedConn) Close() error {
 // 1.1 s. The renegotiation probe now runs when no other probe is open.
 func TestRenegotiationProbeRunsAlone(t *testing.T) {
 	openssl := needTool(t, "openssl", "openssl")
-	f := writePKI(t, testNow.AddDate(0, -1, 0), testNow.AddDate(0, 6, 0), testNow.AddDate(-1, 0, 0))
-	port := freePort(t)
+	f := validPKI(t)
+	port := int(porttest.Closed(t))
 	addr := startServer(t, port, openssl, "s_server", "-accept", "127.0.0.1:"+strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
 		"-cert_chain", f.inter, "-www", "-quiet")
 	counter := &openCounter{}

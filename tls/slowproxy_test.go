@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sitediag/sitediag/internal/porttest"
 )
 
 // delayingProxy connects every connection to upstream at once and
@@ -76,7 +78,7 @@ func delayingProxy(t *testing.T, upstream string, delay time.Duration, serial bo
 // from probes that did not answer.
 func TestSlowServerNeverSilentlyPartial(t *testing.T) {
 	openssl := needTool(t, "openssl", "openssl")
-	f := writePKI(t, testNow.AddDate(0, -1, 0), testNow.AddDate(0, 6, 0), testNow.AddDate(-1, 0, 0))
+	f := validPKI(t)
 	suites := "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-SHA:ECDHE-RSA-AES128-SHA"
 	want := []string{"TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
 		"TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA"}
@@ -84,7 +86,7 @@ func TestSlowServerNeverSilentlyPartial(t *testing.T) {
 		for _, timeout := range []time.Duration{delay - time.Second, delay + time.Second} {
 			t.Run(delay.String()+"/probeTimeout "+timeout.String(), func(t *testing.T) {
 				t.Parallel()
-				port := freePort(t) // a server of its own: s_server serves one connection at a time
+				port := int(porttest.Closed(t)) // a server of its own: s_server serves one connection at a time
 				addr := startServer(t, port, openssl, "s_server", "-accept", "127.0.0.1:"+strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
 					"-cert_chain", f.inter, "-tls1_2", "-serverpref", "-cipher", suites, "-www", "-quiet")
 				proxy := delayingProxy(t, addr, delay, false)
@@ -133,8 +135,8 @@ func TestSlowServerNeverSilentlyPartial(t *testing.T) {
 // preference unknown, partial false.)
 func TestSerialSlowFrontNeverSilentlyPartial(t *testing.T) {
 	openssl := needTool(t, "openssl", "openssl")
-	f := writePKI(t, testNow.AddDate(0, -1, 0), testNow.AddDate(0, 6, 0), testNow.AddDate(-1, 0, 0))
-	port := freePort(t)
+	f := validPKI(t)
+	port := int(porttest.Closed(t))
 	addr := startServer(t, port, openssl, "s_server", "-accept", "127.0.0.1:"+strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
 		"-cert_chain", f.inter, "-tls1_2", "-serverpref", "-cipher",
 		"ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-SHA:ECDHE-RSA-AES128-SHA", "-www", "-quiet")

@@ -3,7 +3,10 @@ package dnstest
 import (
 	"crypto"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"testing"
 	"time"
 
 	mdns "github.com/miekg/dns"
@@ -134,4 +137,33 @@ func SignZone(name string, algorithm uint8, inception, expiration time.Time, rec
 		z.Records = append(z.Records, sig)
 	}
 	return z, nil
+}
+
+// SignSite signs site.test (an SOA, A, AAAA, MX and TXT record) with
+// ECDSA P-256, each signature valid from inception to expiration, and
+// writes its DS to a trust-anchor file in t's temporary directory. It
+// returns the zone and the file's path; serve the zone with ServeZone.
+func SignSite(t testing.TB, inception, expiration time.Time) (*Zone, string) {
+	t.Helper()
+	zone, err := SignZone("site.test", mdns.ECDSAP256SHA256, inception, expiration,
+		"site.test. 3600 IN SOA ns1.site.test. hostmaster.site.test. 1 7200 3600 1209600 300",
+		"site.test. 300 IN A 192.0.2.1",
+		"site.test. 300 IN AAAA 2001:db8::1",
+		"site.test. 300 IN MX 10 mail.site.test.",
+		`site.test. 300 IN TXT "v=spf1 -all"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchor := filepath.Join(t.TempDir(), "anchor")
+	if err := os.WriteFile(anchor, []byte(zone.DS.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return zone, anchor
+}
+
+// ServeZone serves z's records and its DS, which makes it secure under
+// a root that trusts nothing else.
+func (s *Server) ServeZone(z *Zone) {
+	s.AddRR(z.Records...)
+	s.AddRR(z.DS)
 }

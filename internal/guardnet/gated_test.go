@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/sitediag/sitediag/internal/dnstest"
 	"github.com/sitediag/sitediag/internal/guardnet"
 	"github.com/sitediag/sitediag/internal/netnstest"
+	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/internal/proxygate"
 	"github.com/sitediag/sitediag/internal/testenv"
 	"github.com/sitediag/sitediag/net/guard"
@@ -39,8 +39,9 @@ type fixture struct {
 	guard    *guard.Guard
 	port     string // the site's HTTP port
 	tlsPort  string
-	// forbidden counts connections to 127.0.0.2:forbiddenPort.
-	forbidden     atomic.Int32
+	// forbidden listens on 127.0.0.2:forbiddenPort and counts the
+	// connections that reach it.
+	forbidden     *porttest.Listener
 	forbiddenPort int
 
 	mu   sync.Mutex
@@ -65,22 +66,8 @@ func newFixture(t *testing.T) *fixture {
 	_, f.port, _ = net.SplitHostPort(site.Listener.Addr().String())
 	_, f.tlsPort, _ = net.SplitHostPort(tls.Listener.Addr().String())
 
-	ln, err := net.Listen("tcp", "127.0.0.2:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	f.forbiddenPort = ln.Addr().(*net.TCPAddr).Port
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			f.forbidden.Add(1)
-			c.Close()
-		}
-	}()
+	f.forbidden = porttest.ListenOn(t, "127.0.0.2", porttest.Hangup)
+	f.forbiddenPort = int(f.forbidden.Port)
 	return f
 }
 
@@ -340,7 +327,7 @@ func TestGatedJobs(t *testing.T) {
 			t.Errorf("%s: served %v with credentials %q; want served, without", hostPath, seen, creds)
 		}
 	}
-	if n := f.forbidden.Load(); n != 0 {
+	if n := f.forbidden.Accepted(); n != 0 {
 		t.Errorf("the denied address got %d connections, want 0", n)
 	}
 	one, two := rec.of(t, "one.test"), rec.of(t, "two.test")
@@ -434,7 +421,7 @@ func TestRemoteHost(t *testing.T) {
 			t.Errorf("%s was not served to the remote browser", hostPath)
 		}
 	}
-	if n := f.forbidden.Load(); n != 0 {
+	if n := f.forbidden.Accepted(); n != 0 {
 		t.Errorf("the denied address got %d connections, want 0", n)
 	}
 	job := rec.of(t, "one.test")

@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/netip"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/internal/testenv"
 )
 
@@ -46,22 +45,8 @@ func TestSweepStale(t *testing.T) {
 // the peer's own loopback.
 func TestPeer(t *testing.T) {
 	p := NewPeer(t)
-	ln, err := net.Listen("tcp", netip.AddrPortFrom(p.Host, 0).String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			io.WriteString(c, "host\n")
-			c.Close()
-		}
-	}()
-	script := fmt.Sprintf("exec 3<>/dev/tcp/%s/%d && cat <&3", p.Host, ln.Addr().(*net.TCPAddr).Port)
+	ln := porttest.ListenOn(t, p.Host.String(), func(c net.Conn) { io.WriteString(c, "host\n") })
+	script := fmt.Sprintf("exec 3<>/dev/tcp/%s/%d && cat <&3", p.Host, ln.Port)
 	if out := run(t, "ip", "netns", "exec", p.NS, "bash", "-c", script); out != "host\n" {
 		t.Errorf("the peer read %q from the host's side, want host", out)
 	}
@@ -81,20 +66,8 @@ func TestPeer(t *testing.T) {
 // text, until t ends, and returns the port.
 func serveInNamespace(t *testing.T, ns, text string) int {
 	t.Helper()
-	ready := make(chan net.Listener, 1)
-	go func() {
-		runtime.LockOSThread()
-		if err := enter(ns); err != nil {
-			t.Error(err)
-			ready <- nil
-			return
-		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Error(err)
-		}
-		ready <- ln
-		for ln != nil {
+	ln := listenIn(t, ns, "127.0.0.1:0", func(ln net.Listener) {
+		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
@@ -102,11 +75,6 @@ func serveInNamespace(t *testing.T, ns, text string) int {
 			io.WriteString(c, text)
 			c.Close()
 		}
-	}()
-	ln := <-ready
-	if ln == nil {
-		t.FailNow()
-	}
-	t.Cleanup(func() { ln.Close() })
+	})
 	return ln.Addr().(*net.TCPAddr).Port
 }

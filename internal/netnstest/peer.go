@@ -88,27 +88,16 @@ func freeSubnet(t testing.TB) (host, peer netip.Addr) {
 // DevTools), until t ends. It returns the address it listens on.
 func (p *Peer) Forward(t testing.TB, port int) netip.AddrPort {
 	t.Helper()
-	type listening struct {
-		ln  net.Listener
-		err error
-	}
-	ready := make(chan listening, 1)
 	var mu sync.Mutex
 	var conns []net.Conn
-	go func() {
-		// Sockets are made in the namespace of the thread that makes
-		// them; this one never leaves the peer's, and ends with the
-		// goroutine.
-		runtime.LockOSThread()
-		var ln net.Listener
-		err := enter(p.NS)
-		if err == nil {
-			ln, err = net.Listen("tcp", netip.AddrPortFrom(p.Addr, 0).String())
+	t.Cleanup(func() { // after the listener's, which listen registers later
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
 		}
-		ready <- listening{ln, err}
-		if err != nil {
-			return
-		}
+	})
+	ln := p.listen(t, 0, func(ln net.Listener) {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
@@ -125,20 +114,8 @@ func (p *Peer) Forward(t testing.TB, port int) netip.AddrPort {
 			mu.Unlock()
 			go join(c, d)
 		}
-	}()
-	l := <-ready
-	if l.err != nil {
-		t.Fatalf("netnstest: forwarding in %s: %v", p.NS, l.err)
-	}
-	t.Cleanup(func() {
-		l.ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
 	})
-	return netip.MustParseAddrPort(l.ln.Addr().String())
+	return netip.MustParseAddrPort(ln.Addr().String())
 }
 
 // enter moves the calling thread into namespace ns.
@@ -169,25 +146,43 @@ func join(a, b net.Conn) {
 // 443 included) without taking the port on the test's machine.
 func (p *Peer) Listen(t testing.TB, port int) net.Listener {
 	t.Helper()
+	return p.listen(t, port, nil)
+}
+
+// listen listens on Addr:port inside the peer's namespace, as listenIn
+// does.
+func (p *Peer) listen(t testing.TB, port int, serve func(net.Listener)) net.Listener {
+	t.Helper()
+	return listenIn(t, p.NS, netip.AddrPortFrom(p.Addr, uint16(port)).String(), serve)
+}
+
+// listenIn listens on addr inside namespace ns until t ends, then runs
+// serve (when not nil) with the listener. Sockets are made in the
+// namespace of the thread that makes them: the listener's, and what
+// serve dials, are made on a thread that never leaves ns and ends with
+// the goroutine, locked.
+func listenIn(t testing.TB, ns, addr string, serve func(net.Listener)) net.Listener {
+	t.Helper()
 	type listening struct {
 		ln  net.Listener
 		err error
 	}
 	ready := make(chan listening, 1)
 	go func() {
-		// The socket is made in the namespace of this thread, which
-		// never leaves the peer's: it ends with the goroutine, locked.
 		runtime.LockOSThread()
-		if err := enter(p.NS); err != nil {
-			ready <- listening{nil, err}
-			return
+		var ln net.Listener
+		err := enter(ns)
+		if err == nil {
+			ln, err = net.Listen("tcp", addr)
 		}
-		ln, err := net.Listen("tcp", netip.AddrPortFrom(p.Addr, uint16(port)).String())
 		ready <- listening{ln, err}
+		if err == nil && serve != nil {
+			serve(ln)
+		}
 	}()
 	l := <-ready
 	if l.err != nil {
-		t.Fatalf("netnstest: listening in %s: %v", p.NS, l.err)
+		t.Fatalf("netnstest: listening in %s: %v", ns, l.err)
 	}
 	t.Cleanup(func() { l.ln.Close() })
 	return l.ln

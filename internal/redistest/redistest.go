@@ -36,17 +36,7 @@ func Start(t testing.TB) *Server {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	testenv.Need(t, err == nil, "redis-server is not installed (apt-get install redis-server)")
-	var last error
-	for range 3 { // the free port may be taken between probe and start
-		s, err := start(t, bin)
-		if err == nil {
-			t.Cleanup(s.Kill)
-			return s
-		}
-		last = err
-	}
-	t.Fatalf("redistest: %v", last)
-	return nil
+	return porttest.Retry(t, func() (*Server, error) { return start(t, bin) }, (*Server).Kill)
 }
 
 func start(t testing.TB, bin string) (*Server, error) {

@@ -26,6 +26,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/internal/testenv"
 )
 
@@ -130,17 +131,7 @@ func Start(t testing.TB) *Server {
 		}
 	}
 	testenv.Need(t, err == nil, fmt.Sprintf("versitygw %s cannot be built: %v", Version, err))
-	var last error
-	for range 3 { // the free port may be taken between probe and start
-		s, err := start(t, bin)
-		if err == nil {
-			t.Cleanup(s.Stop)
-			return s
-		}
-		last = err
-	}
-	t.Fatalf("s3test: %v", last)
-	return nil
+	return porttest.Retry(t, func() (*Server, error) { return start(t, bin) }, (*Server).Stop)
 }
 
 func start(t testing.TB, bin string) (*Server, error) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sitediag/sitediag/dns"
+	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/internal/target"
 	"github.com/sitediag/sitediag/net/netx"
 )
@@ -111,20 +112,9 @@ func TestControlChecksTheLiteralAddress(t *testing.T) {
 // TestDialRealRefusal dials a real listener the policy does not allow:
 // the connect-time check must stop it before the SYN.
 func TestDialRealRefusal(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	accepted := make(chan struct{}, 1)
-	go func() {
-		if c, err := ln.Accept(); err == nil {
-			c.Close()
-			accepted <- struct{}{}
-		}
-	}()
+	ln := porttest.Listen(t, porttest.Hangup)
 	g := New(&fakeResolver{}, Policy{})
-	port := uint16(ln.Addr().(*net.TCPAddr).Port)
+	port := ln.Port
 	// DialAddrs skips refused addresses; call the dialer itself to prove
 	// Control is the last word even when the pre-check is bypassed.
 	d := &net.Dialer{Control: g.Control}
@@ -134,11 +124,8 @@ func TestDialRealRefusal(t *testing.T) {
 	if _, err := g.DialAddrs(context.Background(), "tcp", []netip.Addr{netip.MustParseAddr("127.0.0.1")}, port); !errors.Is(err, netx.ErrNotAllowed) {
 		t.Fatalf("DialAddrs err = %v, want netx.ErrNotAllowed", err)
 	}
-	ln.Close()
-	select {
-	case <-accepted:
+	if ln.Accepted() != 0 {
 		t.Fatal("the refused listener accepted a connection")
-	default:
 	}
 }
 
@@ -219,22 +206,9 @@ func TestProxyNoAddress(t *testing.T) {
 }
 
 func TestDialLiteral(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	ln := porttest.Listen(t, porttest.Hangup)
 	g := New(&dns.Resolver{}, NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}))
-	conn, err := g.DialLiteral(context.Background(), "tcp", ln.Addr().String())
+	conn, err := g.DialLiteral(context.Background(), "tcp", "127.0.0.1:"+strconv.Itoa(int(ln.Port)))
 	if err != nil {
 		t.Fatalf("allowed literal: %v", err)
 	}

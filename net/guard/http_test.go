@@ -10,9 +10,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/net/netx"
 )
 
@@ -74,34 +76,21 @@ func TestBodyCapAfterDecompression(t *testing.T) {
 // TestEnvironmentProxyIgnored: HTTP_PROXY must not divert a guarded
 // client around the policy.
 func TestEnvironmentProxyIgnored(t *testing.T) {
-	proxy, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
-	hit := make(chan struct{}, 1)
-	go func() {
-		if c, err := proxy.Accept(); err == nil {
-			hit <- struct{}{}
-			c.Close()
-		}
-	}()
-	t.Setenv("HTTP_PROXY", "http://"+proxy.Addr().String())
-	t.Setenv("http_proxy", "http://"+proxy.Addr().String())
+	proxy := porttest.Listen(t, porttest.Hangup)
+	t.Setenv("HTTP_PROXY", "http://127.0.0.1:"+strconv.Itoa(int(proxy.Port)))
+	t.Setenv("http_proxy", "http://127.0.0.1:"+strconv.Itoa(int(proxy.Port)))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
 	client := loopbackGuard().NewHTTPClient(HTTPOptions{})
 	defer client.CloseIdleConnections()
 	resp, err := client.Get(srv.URL)
+	if proxy.Accepted() != 0 {
+		t.Fatal("the request went to the environment's proxy")
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	select {
-	case <-hit:
-		t.Fatal("the request went to the environment's proxy")
-	default:
-	}
 }
 
 // TestRedirectHopsAreGuarded: with a following client, a redirect to a

@@ -11,12 +11,13 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/sitediag/sitediag/internal/guardtest"
+	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/internal/proxytest"
 	"github.com/sitediag/sitediag/net/guard"
 	"github.com/sitediag/sitediag/net/netx"
@@ -31,36 +32,14 @@ func newGuard(t *testing.T) *guard.Guard {
 
 // forbidden is a listener on an address the policy refuses; it counts
 // every connection it is offered.
-type forbidden struct {
-	ln    net.Listener
-	conns atomic.Int32
-}
+type forbidden struct{ *porttest.Listener }
 
-func listenForbidden(t *testing.T) *forbidden {
+func listenForbidden(t *testing.T) forbidden {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.2:0")
-	if err != nil {
-		t.Fatalf("listen on 127.0.0.2: %v", err)
-	}
-	f := &forbidden{ln: ln}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			f.conns.Add(1)
-			c.Close()
-		}
-	}()
-	t.Cleanup(func() { ln.Close() })
-	return f
+	return forbidden{porttest.ListenOn(t, "127.0.0.2", porttest.Hangup)}
 }
 
-func (f *forbidden) port() string {
-	_, port, _ := net.SplitHostPort(f.ln.Addr().String())
-	return port
-}
+func (f forbidden) port() string { return strconv.Itoa(int(f.Port)) }
 
 func listenProxy(t *testing.T, g *guard.Guard, opts netx.ProxyOptions) *guard.Proxy {
 	t.Helper()
@@ -167,7 +146,7 @@ func TestProxyRefusesWhatThePolicyDenies(t *testing.T) {
 			t.Errorf("GET %s: got %v, want the proxy's 403", target, err)
 		}
 	}
-	if n := f.conns.Load(); n != 0 {
+	if n := f.Accepted(); n != 0 {
 		t.Errorf("the refused listener saw %d connections, want 0", n)
 	}
 	if got := p.Stats().Refused; got != len(targets) {
@@ -344,7 +323,7 @@ func TestProxyRefusesUpgradesAndTunnels(t *testing.T) {
 			t.Errorf("%q: got %d, want 403", req, resp.StatusCode)
 		}
 	}
-	if n := f.conns.Load(); n != 0 {
+	if n := f.Accepted(); n != 0 {
 		t.Errorf("the refused listener saw %d connections, want 0", n)
 	}
 	if got := p.Stats().Refused; got != len(requests) {

@@ -2,11 +2,7 @@ package main
 
 import (
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
 	"errors"
@@ -14,7 +10,6 @@ import (
 	_ "image/jpeg"
 	"io"
 	"log"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -25,6 +20,7 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag/browser"
+	"github.com/sitediag/sitediag/internal/certtest"
 	"github.com/sitediag/sitediag/internal/dnstest"
 	"github.com/sitediag/sitediag/internal/exampletest"
 	"github.com/sitediag/sitediag/internal/testenv"
@@ -35,10 +31,7 @@ import (
 // shop.test over TLS with a certificate 5 days from expiry and a broken
 // link, resolved by a local DNS server, loopback allowed by flag.
 func TestBinary(t *testing.T) {
-	bin := t.TempDir() + "/sitediag"
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := exampletest.Build(t)
 	dns := dnstest.Start(t)
 	dns.Add(t, "shop.test. 60 IN A 127.0.0.1", "shop.test. 60 IN MX 10 mail.shop.test.", "b.test. 60 IN A 127.0.0.1")
 	site := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -58,7 +51,7 @@ func TestBinary(t *testing.T) {
 		}
 	}))
 	site.Config.ErrorLog = log.New(io.Discard, "", 0)
-	site.TLS = &tls.Config{Certificates: []tls.Certificate{shortCert(t)}}
+	site.TLS = &tls.Config{Certificates: []tls.Certificate{certtest.SelfSigned(t, pkix.Name{CommonName: "shop.test"}, 5*24*time.Hour-time.Minute)}}
 	site.StartTLS()
 	defer site.Close()
 	shop := "https://shop.test:" + site.URL[strings.LastIndex(site.URL, ":")+1:]
@@ -215,30 +208,6 @@ func TestScreenshotFlags(t *testing.T) {
 	if err != nil || format != "jpeg" || img.Bounds().Dx() != 1024 {
 		t.Fatalf("%s: %v %s %v", rec.Files[0], err, format, img.Bounds())
 	}
-}
-
-// shortCert is a self-signed certificate for shop.test that expires in
-// 5 days.
-func shortCert(t *testing.T) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(18),
-		Subject:      pkix.Name{CommonName: "shop.test"},
-		DNSNames:     []string{"shop.test"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(5*24*time.Hour - time.Minute),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
 
 // TestLighthouseFromAnywhere audits a local page with the CLI run in a
