@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/internal/jsontext"
 )
 
 // decode reads r's body into v strictly: JSON only, at most 64 KiB, no
@@ -53,7 +54,7 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 			return sitediag.InvalidParameter("body", "must hold one JSON object")
 		}
 	}
-	if member := duplicateMember(body); member != "" {
+	if member := jsontext.DuplicateMember(body); member != "" {
 		return sitediag.InvalidParameter(member, "appears more than once")
 	}
 	return nil
@@ -133,50 +134,38 @@ type request[O any] struct {
 // counting, so that of several wrong members the one named does not
 // depend on the order the caller wrote them in.
 func (r *request[O]) UnmarshalJSON(b []byte) error {
-	t := jsonText{b: b}
-	if t.peek() != '{' {
+	var buf [16]jsontext.Member
+	members, ok := jsontext.Members(b, buf[:0])
+	if !ok {
 		return decodeStrictly(b, &r.Options) // null, or the error of a body that is no object
 	}
-	t.i++
-	type member struct {
-		name []byte
-		text []byte // "name": value
-	}
-	var buf [16]member
-	members := buf[:0]
-	for t.peek() != '}' {
-		start := t.i
-		name := t.name()
-		value := t.i
-		t.skipValue()
-		if !bytes.EqualFold(name, []byte("url")) {
-			members = slices.DeleteFunc(members, func(m member) bool { return bytes.Equal(m.name, name) })
-			members = append(members, member{name, b[start:t.i]})
-		} else if err := json.Unmarshal(b[value:t.i], &r.URL); err != nil {
+	options := members[:0] // filtered in place: each kept member is one already read
+	for _, m := range members {
+		if !bytes.EqualFold(m.Name, []byte("url")) {
+			options = slices.DeleteFunc(options, func(o jsontext.Member) bool { return bytes.Equal(o.Name, m.Name) })
+			options = append(options, m)
+		} else if err := json.Unmarshal(m.Value, &r.URL); err != nil {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) {
 				te.Field = "url" // read apart from the body: name it as the body's member
 			}
 			return err
 		}
-		if !t.next() {
-			break
-		}
 	}
-	if len(members) == 0 {
+	if len(options) == 0 {
 		return nil // the url alone: the options keep their zero value, as decoding {} leaves them
 	}
-	slices.SortFunc(members, func(a, b member) int { return bytes.Compare(a.name, b.name) })
+	slices.SortFunc(options, func(a, b jsontext.Member) int { return bytes.Compare(a.Name, b.Name) })
 	size := 2
-	for _, m := range members {
-		size += len(m.text) + 1
+	for _, m := range options {
+		size += len(m.Text) + 1
 	}
 	rest := append(make([]byte, 0, size), '{')
-	for i, m := range members {
+	for i, m := range options {
 		if i > 0 {
 			rest = append(rest, ',')
 		}
-		rest = append(rest, m.text...)
+		rest = append(rest, m.Text...)
 	}
 	return decodeStrictly(append(rest, '}'), &r.Options)
 }

@@ -104,22 +104,3 @@ func TestDecodeRequest(t *testing.T) {
 		}
 	}
 }
-
-// duplicateMember names the path of a member named twice, in objects
-// inside arrays too, comparing names unescaped and in lower case.
-func TestDuplicateMember(t *testing.T) {
-	for body, want := range map[string]string{
-		`{"a":1,"b":{"c":[1,2]},"d":"x"}`:                  "",
-		`[{"a":1},{"b":[{"c":1,"C":2}]}]`:                  "[1].b[0].C",
-		`{"a":{"b":[[],[{"x":"\"}","X":1}]]}}`:             "a.b[1][0].X",
-		`{"\u00c9t\u00e9":1,"été":2}`:                      "été",
-		`{"ÉTÉ":1,"été":2}`:                                "été",
-		`{"a":"{\"a\":1,\"a\":2}","b":[true,null,-1.5e3]}`: "",
-		`  {"a":1}  {"a":1,"a":2}`:                         "",
-		`null`:                                             "",
-	} {
-		if got := duplicateMember([]byte(body)); got != want {
-			t.Errorf("%s: got %q, want %q", body, got, want)
-		}
-	}
-}

@@ -1,4 +1,8 @@
-package httpapi
+// Package jsontext walks JSON text that encoding/json has already found
+// valid, for what encoding/json does not say: which member an object
+// names twice, and an object's members as text. It checks nothing and
+// allocates only for names that need unescaping.
+package jsontext
 
 import (
 	"bytes"
@@ -8,28 +12,66 @@ import (
 	"unicode/utf8"
 )
 
-// duplicateMember returns the path of the first member of body that its
+// Member is one member of an object.
+type Member struct {
+	// Name is the member's name, unescaped.
+	Name []byte
+	// Text is the member as written: "name": value.
+	Text []byte
+	// Value is the member's value as written.
+	Value []byte
+}
+
+// Members appends to buf the members of the object b holds, in the
+// order written, and reports whether b holds an object (else it appends
+// nothing). b must start with a value encoding/json has found valid.
+func Members(b []byte, buf []Member) ([]Member, bool) {
+	t := text{b: b}
+	if t.peek() != '{' {
+		return buf, false
+	}
+	t.i++
+	for t.peek() != '}' {
+		start := t.i
+		name := t.name()
+		value := t.peekAt()
+		t.skipValue()
+		buf = append(buf, Member{Name: name, Text: b[start:t.i], Value: b[value:t.i]})
+		if !t.next() {
+			break
+		}
+	}
+	return buf, true
+}
+
+// DuplicateMember returns the path of the first member of body that its
 // object names twice ("url", "margin.top", "headers[1].name"), or "".
 // Names are compared case-insensitively, as encoding/json matches them to
 // fields. A gateway in front of us may read the first of two members
 // where we would read the last, so such a body is refused, not guessed
 // at. body must start with a value encoding/json has found valid; what
 // follows that value is not read.
-func duplicateMember(body []byte) string {
-	t := jsonText{b: body}
+func DuplicateMember(body []byte) string {
+	t := text{b: body}
 	return t.duplicateIn("")
 }
 
-// jsonText walks JSON text that encoding/json has already found valid,
-// so it checks nothing and allocates only for names that need unescaping.
-type jsonText struct {
+// text is a cursor over JSON text that encoding/json has already found
+// valid.
+type text struct {
 	b []byte
 	i int
 }
 
+// peekAt skips white space and returns the cursor.
+func (t *text) peekAt() int {
+	t.peek()
+	return t.i
+}
+
 // peek skips white space and returns the byte at the cursor, 0 at the
 // end.
-func (t *jsonText) peek() byte {
+func (t *text) peek() byte {
 	for t.i < len(t.b) {
 		switch c := t.b[t.i]; c {
 		case ' ', '\t', '\n', '\r':
@@ -43,7 +85,7 @@ func (t *jsonText) peek() byte {
 
 // name reads the member name at the cursor and the colon after it, and
 // returns the name unescaped.
-func (t *jsonText) name() []byte {
+func (t *text) name() []byte {
 	raw := t.str()
 	t.peek()
 	t.i++ // :
@@ -57,7 +99,7 @@ func (t *jsonText) name() []byte {
 }
 
 // str reads the string at the cursor, quotes included.
-func (t *jsonText) str() []byte {
+func (t *text) str() []byte {
 	start := t.i
 	t.i++ // "
 	for t.b[t.i] != '"' {
@@ -71,7 +113,7 @@ func (t *jsonText) str() []byte {
 }
 
 // skipValue moves the cursor past the value at it.
-func (t *jsonText) skipValue() {
+func (t *text) skipValue() {
 	switch t.peek() {
 	case '"':
 		t.str()
@@ -104,15 +146,15 @@ func (t *jsonText) skipValue() {
 
 // next moves past the comma after a member or an item and says whether
 // one follows; else it moves past the closing bracket.
-func (t *jsonText) next() bool {
+func (t *text) next() bool {
 	c := t.peek()
 	t.i++
 	return c == ','
 }
 
-// duplicateIn is duplicateMember of the value at the cursor, whose path
+// duplicateIn is DuplicateMember of the value at the cursor, whose path
 // is at, moving past it.
-func (t *jsonText) duplicateIn(at string) string {
+func (t *text) duplicateIn(at string) string {
 	switch t.peek() {
 	case '{':
 		return t.duplicateInObject(at)
@@ -139,7 +181,7 @@ func (t *jsonText) duplicateIn(at string) string {
 	return ""
 }
 
-func (t *jsonText) duplicateInObject(at string) string {
+func (t *text) duplicateInObject(at string) string {
 	t.i++ // {
 	if t.peek() == '}' {
 		t.i++
