@@ -166,8 +166,8 @@ func (in *instance) loop() {
 			var e proto.TargetTargetCrashed
 			if load(msg, &e) {
 				if j := in.job(e.TargetID); j != nil {
-					j.crash()
 					in.onCrash(in)
+					j.crash()
 				}
 			}
 		}
@@ -215,7 +215,15 @@ func (in *instance) prepareSpare(ctx context.Context, g netx.Network, done func(
 		defer done()
 		// The spare is the next job's: none of its time goes on the span
 		// of the job that prepares it.
-		j, err := in.open(trace.ContextWithSpan(context.WithoutCancel(ctx), noop.Span{}), g, nil)
+		ctx := trace.ContextWithSpan(context.WithoutCancel(ctx), noop.Span{})
+		j, err := in.open(ctx, g, nil)
+		if err == nil {
+			// As the default device, which most jobs ask for: the job
+			// that adopts it then has nothing to change.
+			if err = j.emulate(ctx, in.version); err != nil {
+				j.close(ctx)
+			}
+		}
 		in.spareMu.Lock()
 		defer in.spareMu.Unlock()
 		in.preparing = false
