@@ -6,7 +6,8 @@
 // it: each job gets its own browser context (cookies, storage and cache
 // of its own), its own filtering proxy and a total deadline. While a job
 // runs, the next job's blank page (context and proxy included) is opened
-// ahead, so a job rarely waits for one. JavaScript
+// ahead, emulating the default device, and its renderer warmed up (see
+// warmJS), so a job rarely waits for one or pays for a cold renderer. JavaScript
 // dialogs are dismissed, downloads denied and pages a job did not create
 // closed. The number of jobs at once is bounded, with a bounded wait
 // queue; past it Start fails with a *BusyError. The browser is replaced

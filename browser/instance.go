@@ -219,8 +219,12 @@ func (in *instance) prepareSpare(ctx context.Context, g netx.Network, done func(
 		j, err := in.open(ctx, g, nil)
 		if err == nil {
 			// As the default device, which most jobs ask for: the job
-			// that adopts it then has nothing to change.
-			if err = j.emulate(ctx, in.version); err != nil {
+			// that adopts it then has nothing to change. Then its
+			// renderer is warmed up.
+			if err = j.emulate(ctx, in.version); err == nil {
+				err = j.warm(ctx)
+			}
+			if err != nil {
 				j.close(ctx)
 			}
 		}
