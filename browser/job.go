@@ -466,7 +466,9 @@ func (s *pageState) wait(ctx context.Context, d time.Duration, cond func(*pageDa
 // page to load, nothing more.
 type LoadOptions struct {
 	// HideCookie hides the common consent platforms' banners and
-	// restores page scrolling (the platforms are listed in consent.go).
+	// restores page scrolling (the platforms are listed in consent.go),
+	// once the page has loaded: a style added to the document hides them
+	// from then on, those a script adds later included.
 	HideCookie bool
 	// SkipCaptcha waits, for a bounded time, for a known bot
 	// challenge interstitial to clear by itself. It never solves one.
@@ -512,13 +514,7 @@ func (j *Job) Load(ctx context.Context, target string, opts LoadOptions) (*Visit
 		host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 		j.exempt.Store(&host)
 	}
-	page := j.page.Context(ctx)
-	if opts.HideCookie {
-		if _, err := (proto.PageAddScriptToEvaluateOnNewDocument{Source: consentScript}).Call(page); err != nil {
-			return nil, j.fail(ctx, "adding the consent style", err)
-		}
-	}
-	nav, err := proto.PageNavigate{URL: target}.Call(page)
+	nav, err := proto.PageNavigate{URL: target}.Call(j.page.Context(ctx))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, j.interrupted(ctx, target)

@@ -39,15 +39,15 @@ const hasScriptsJS = `() => document.scripts.length > 0 || document.querySelecto
 
 // checkJS looks at the page as it is: whether it can run script
 // (hasScriptsJS), and with captcha the challenge interstitial it shows
-// (challengeJS). With cookie it gives scrolling back from a consent
-// platform (restoreScrollJS). A page that cannot run script is laid out
+// (challengeJS). With cookie it hides the consent platforms' banners and
+// gives scrolling back (hideConsentJS). A page that cannot run script is laid out
 // (Chromium usually has, before the load event), so that what its layout
 // asks for (fonts, background images, lazy images in view) is under way
 // before the wait for the network ends, not while the page is captured.
 var checkJS = `(captcha, cookie) => {
   const scripts = (` + hasScriptsJS + `)();
   if (!scripts && document.documentElement) void document.documentElement.offsetHeight;
-  if (cookie) (` + restoreScrollJS + `)();
+  if (cookie) (` + hideConsentJS + `)();
   return { scripts, challenge: captcha ? (` + challengeJS + `)() : '' };
 }`
 

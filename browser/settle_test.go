@@ -50,8 +50,8 @@ body { background: url(/bg.png) } p { font-family: Slow, sans-serif }
 }
 
 // What the check after the load finds: whether the page can run script
-// (which decides the quiet period), the challenge it shows, and a
-// consent platform's scroll lock lifted.
+// (which decides the quiet period), the challenge it shows; and a consent
+// platform's banner hidden and its scroll lock lifted.
 func TestCheck(t *testing.T) {
 	e := newEnv(t, Config{})
 	for _, tc := range []struct {
@@ -89,12 +89,12 @@ func TestCheck(t *testing.T) {
 		if _, err := j.check(ctx, LoadOptions{HideCookie: true}); err != nil {
 			return err
 		}
-		overflow, err := j.Eval(ctx, `() => document.body.style.overflow`)
+		got, err := j.Eval(ctx, `() => document.body.style.overflow + ' ' + getComputedStyle(document.getElementById('onetrust-banner-sdk')).display`)
 		if err != nil {
 			return err
 		}
-		if string(overflow) != `"auto"` {
-			t.Errorf("body overflow %s after the check, want \"auto\"", overflow)
+		if string(got) != `"auto none"` {
+			t.Errorf("body overflow and banner display %s after the check, want \"auto none\"", got)
 		}
 		return nil
 	})
