@@ -50,6 +50,10 @@ type instance struct {
 	preparing bool
 	closed    bool
 
+	// capturing is held by the job whose capture is being drawn and read
+	// back (see Job.Screenshot).
+	capturing chan struct{}
+
 	closeOnce sync.Once
 }
 
@@ -64,10 +68,11 @@ type version struct {
 // when one of its pages crashes.
 func startInstance(ctx context.Context, cfg Config, onCrash func(*instance)) (*instance, error) {
 	in := &instance{
-		onCrash:  onCrash,
-		pages:    map[proto.TargetTargetID]*Job{},
-		contexts: map[proto.BrowserBrowserContextID]bool{},
-		loopDone: make(chan struct{}),
+		onCrash:   onCrash,
+		pages:     map[proto.TargetTargetID]*Job{},
+		contexts:  map[proto.BrowserBrowserContextID]bool{},
+		loopDone:  make(chan struct{}),
+		capturing: make(chan struct{}, 1),
 	}
 	wsURL := cfg.RemoteURL
 	if wsURL != "" {
