@@ -79,12 +79,13 @@ type Job struct {
 	cancel   context.CancelCauseFunc
 }
 
-// start gives a job its page: the instance's spare when the job needs no
-// upstream proxy, else a new one; then it applies opts. cancel ends the
-// job (with ErrCrashed when its page crashes).
+// start gives a job its page: the instance's spare (the one being opened
+// included) when the job needs no upstream proxy, else a new one; then it
+// applies opts. cancel ends the job (with ErrCrashed when its page
+// crashes).
 func (in *instance) start(ctx context.Context, g netx.Network, opts JobOptions, cancel context.CancelCauseFunc) (*Job, error) {
 	if opts.Upstream == nil {
-		if j := in.takeSpare(); j != nil {
+		if j := in.takeSpare(ctx); j != nil {
 			if err := j.adopt(ctx, opts, cancel); err == nil {
 				return j, nil
 			}
