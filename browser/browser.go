@@ -6,7 +6,8 @@
 // it: each job gets its own browser context (cookies, storage and cache
 // of its own), its own filtering proxy and a total deadline. While a job
 // runs, the next job's blank page (context and proxy included) is opened
-// ahead, so a job rarely waits for one. JavaScript
+// ahead, emulating the default device, and its renderer warmed up (see
+// warmJS), so a job rarely waits for one or pays for a cold renderer. JavaScript
 // dialogs are dismissed, downloads denied and pages a job did not create
 // closed. The number of jobs at once is bounded, with a bounded wait
 // queue; past it Start fails with a *BusyError. The browser is replaced
@@ -181,8 +182,9 @@ func New(cfg Config) (*Pool, error) {
 // Do runs fn as one job: it waits for a slot (or fails with *BusyError),
 // starts the browser if needed, opens a browser context and a page with
 // opts, and hands them to fn with the job's context, whose deadline is
-// Config.JobTimeout, or opts.Timeout when that is shorter. Everything the job opened is released when fn
-// returns. When the browser or the page crashes during the job, or the
+// Config.JobTimeout, or opts.Timeout when that is shorter. Everything the job opened is released once fn
+// returns, in the background: the job's slot stays taken until it is, and
+// Close waits for it. When the browser or the page crashes during the job, or the
 // pool is closed, the job's context is cancelled and the error wraps
 // ErrCrashed or ErrClosed.
 //
@@ -202,13 +204,23 @@ func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Cont
 	}
 	p.jobs.Add(1)
 	p.mu.Unlock()
-	defer p.jobs.Done()
+	// over gives back what the job holds so far; once the job has a page,
+	// a background close of that page takes it over (see below).
+	over := p.jobs.Done
+	defer func() {
+		if over != nil {
+			over()
+		}
+	}()
 
 	queued := time.Now()
 	if err := p.acquire(ctx); err != nil {
 		return err
 	}
-	defer func() { <-p.slots }()
+	over = func() {
+		<-p.slots
+		p.jobs.Done()
+	}
 	span.AddEvent("slot acquired")
 	span.SetAttributes(attribute.Float64("sitediag.browser.slot_wait_ms", float64(time.Since(queued))/float64(time.Millisecond)))
 	// The deadline runs from here: starting the browser is part of the job.
@@ -220,7 +232,11 @@ func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Cont
 	}
 	span.AddEvent("browser ready")
 	start := time.Now()
-	defer p.release(in, start)
+	held := over
+	over = func() {
+		p.release(in, start)
+		held()
+	}
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -240,7 +256,15 @@ func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Cont
 		span.AddEvent("page ready")
 		err = fn(ctx, j)
 		cancel(nil)
-		j.close(ctx)
+		// The caller has its answer now: the page is closed in the
+		// background, and the job keeps its slot (and counts for Close)
+		// until it is.
+		release := over
+		over = nil
+		go func() {
+			j.close(ctx)
+			release()
+		}()
 	}
 	if err == nil {
 		return nil

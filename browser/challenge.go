@@ -32,14 +32,10 @@ const challengeJS = `() => {
   return '';
 }`
 
-// waitChallenge looks for a challenge interstitial and, when there is
-// one, waits (at most 15 s) for it to go away, then for the page it
-// leads to. It returns the challenge's name and whether it cleared.
-func (j *Job) waitChallenge(ctx context.Context) (string, bool) {
-	name := j.challenge(ctx)
-	if name == "" {
-		return "", false
-	}
+// waitChallenge waits, at most 15 s, for the challenge interstitial the
+// page shows to go away, then for the page it leads to. It reports
+// whether the challenge cleared.
+func (j *Job) waitChallenge(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, challengeWait)
 	defer cancel()
 	t := time.NewTicker(challengePoll)
@@ -47,12 +43,13 @@ func (j *Job) waitChallenge(ctx context.Context) (string, bool) {
 	for {
 		select {
 		case <-ctx.Done():
-			return name, false
+			return false
 		case <-t.C:
 		}
 		if j.challenge(ctx) == "" {
-			j.settle(ctx)
-			return name, j.challenge(ctx) == ""
+			j.waitLoad(ctx)
+			j.waitQuiet(ctx, quietPeriod)
+			return j.challenge(ctx) == ""
 		}
 	}
 }

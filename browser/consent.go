@@ -37,27 +37,20 @@ var consentSelectors = []string{
 var consentCSS = strings.Join(consentSelectors, ",\n") +
 	" { display: none !important; visibility: hidden !important; }"
 
-// consentScript runs in every new document of the job: it adds the style
-// as soon as the document has a root element.
-var consentScript = `(() => {
-  const css = ` + jsString(consentCSS) + `;
-  const add = () => {
-    const root = document.documentElement;
-    if (!root) return false;
+// hideConsentJS adds the style that hides every consent element to the
+// document (once), and gives scrolling back when a consent platform is on
+// the page: they lock it while their dialog is up.
+var hideConsentJS = `() => {
+  const root = document.documentElement;
+  if (!root) return false;
+  if (!document.querySelector('style[data-sitediag="consent"]')) {
     const style = document.createElement('style');
     style.setAttribute('data-sitediag', 'consent');
-    style.textContent = css;
+    style.textContent = ` + jsString(consentCSS) + `;
     (document.head || root).appendChild(style);
-    return true;
-  };
-  if (!add()) document.addEventListener('readystatechange', add, { once: true });
-})()`
-
-// restoreScrollJS gives scrolling back when a consent platform was found
-// on the page: they lock it while their dialog is up.
-var restoreScrollJS = `() => {
+  }
   if (!document.querySelector(` + jsString(strings.Join(consentSelectors, ",")) + `)) return false;
-  for (const el of [document.documentElement, document.body]) {
+  for (const el of [root, document.body]) {
     if (!el) continue;
     el.style.setProperty('overflow', 'auto', 'important');
     el.style.setProperty('position', 'static', 'important');

@@ -54,7 +54,16 @@ func (d Device) profile() profile {
 // Desktop).
 func (d Device) Valid() bool { return d == "" || d == Desktop || d == Mobile }
 
-// emulate applies the job's device, viewport, theme and background.
+// emulated is the device a page is emulating: its viewport, and whether
+// it is a phone (touch, and the phone's user agent).
+type emulated struct {
+	view   Viewport
+	mobile bool
+}
+
+// emulate applies the job's device, viewport, theme and background. A
+// page already emulating the device (a spare, see instance.prepareSpare)
+// keeps it as it is.
 func (j *Job) emulate(ctx context.Context, v version) error {
 	page := j.page.Context(ctx)
 	prof := j.opts.Device.profile()
@@ -68,16 +77,19 @@ func (j *Job) emulate(ctx context.Context, v version) error {
 	if j.opts.Scale > 0 {
 		j.view.Scale = j.opts.Scale
 	}
-	if err := j.setViewport(ctx, j.view.Height); err != nil {
-		return err
-	}
-	if prof.mobile {
-		if err := (proto.EmulationSetTouchEmulationEnabled{Enabled: true, MaxTouchPoints: intPtr(5)}).Call(page); err != nil {
+	if dev := (emulated{j.view, prof.mobile}); j.device != dev {
+		if err := j.setViewport(ctx, j.view.Height); err != nil {
 			return err
 		}
-	}
-	if err := userAgent(prof.mobile, v).Call(page); err != nil {
-		return err
+		if prof.mobile {
+			if err := (proto.EmulationSetTouchEmulationEnabled{Enabled: true, MaxTouchPoints: intPtr(5)}).Call(page); err != nil {
+				return err
+			}
+		}
+		if err := userAgent(prof.mobile, v).Call(page); err != nil {
+			return err
+		}
+		j.device = dev
 	}
 	var features []*proto.EmulationMediaFeature
 	if j.opts.Theme != "" {

@@ -43,12 +43,17 @@ type instance struct {
 	pages    map[proto.TargetTargetID]*Job
 	contexts map[proto.BrowserBrowserContextID]bool
 
-	// spare is a blank page opened ahead of the next job; preparing says
-	// one is being opened; closed that no more may be.
+	// spare is a blank page opened ahead of the next job; preparing is
+	// closed when the one being opened is ready (nil when none is); closed
+	// says no more may be.
 	spareMu   sync.Mutex
 	spare     *Job
-	preparing bool
+	preparing chan struct{}
 	closed    bool
+
+	// capturing is held by the job whose capture is being drawn and read
+	// back (see Job.Screenshot).
+	capturing chan struct{}
 
 	closeOnce sync.Once
 }
@@ -64,10 +69,11 @@ type version struct {
 // when one of its pages crashes.
 func startInstance(ctx context.Context, cfg Config, onCrash func(*instance)) (*instance, error) {
 	in := &instance{
-		onCrash:  onCrash,
-		pages:    map[proto.TargetTargetID]*Job{},
-		contexts: map[proto.BrowserBrowserContextID]bool{},
-		loopDone: make(chan struct{}),
+		onCrash:   onCrash,
+		pages:     map[proto.TargetTargetID]*Job{},
+		contexts:  map[proto.BrowserBrowserContextID]bool{},
+		loopDone:  make(chan struct{}),
+		capturing: make(chan struct{}, 1),
 	}
 	wsURL := cfg.RemoteURL
 	if wsURL != "" {
@@ -166,8 +172,8 @@ func (in *instance) loop() {
 			var e proto.TargetTargetCrashed
 			if load(msg, &e) {
 				if j := in.job(e.TargetID); j != nil {
-					j.crash()
 					in.onCrash(in)
+					j.crash()
 				}
 			}
 		}
@@ -191,12 +197,33 @@ func (in *instance) job(id proto.TargetTargetID) *Job {
 	return in.pages[id]
 }
 
-// takeSpare hands over the spare page, if there is one.
-func (in *instance) takeSpare() *Job {
+// spareWait bounds a job's wait for the spare page being opened, before
+// it opens a page of its own.
+const spareWait = time.Second
+
+// takeSpare hands over the spare page: the one that is ready, or the one
+// being opened once it is, within spareWait and while ctx lasts. It
+// returns nil when there is none.
+func (in *instance) takeSpare(ctx context.Context) *Job {
+	in.spareMu.Lock()
+	j, coming := in.spare, in.preparing
+	in.spare = nil
+	in.spareMu.Unlock()
+	if j != nil || coming == nil {
+		return j
+	}
+	t := time.NewTimer(spareWait)
+	defer t.Stop()
+	select {
+	case <-coming:
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return nil
+	}
 	in.spareMu.Lock()
 	defer in.spareMu.Unlock()
-	j := in.spare
-	in.spare = nil
+	j, in.spare = in.spare, nil
 	return j
 }
 
@@ -205,20 +232,33 @@ func (in *instance) takeSpare() *Job {
 // settled. The page lives on ctx's values, not its deadline.
 func (in *instance) prepareSpare(ctx context.Context, g netx.Network, done func()) bool {
 	in.spareMu.Lock()
-	if in.spare != nil || in.preparing || in.closed {
+	if in.spare != nil || in.preparing != nil || in.closed {
 		in.spareMu.Unlock()
 		return false
 	}
-	in.preparing = true
+	in.preparing = make(chan struct{})
 	in.spareMu.Unlock()
 	go func() {
 		defer done()
 		// The spare is the next job's: none of its time goes on the span
 		// of the job that prepares it.
-		j, err := in.open(trace.ContextWithSpan(context.WithoutCancel(ctx), noop.Span{}), g, nil)
+		ctx := trace.ContextWithSpan(context.WithoutCancel(ctx), noop.Span{})
+		j, err := in.open(ctx, g, nil)
+		if err == nil {
+			// As the default device, which most jobs ask for: the job
+			// that adopts it then has nothing to change. Then its
+			// renderer is warmed up.
+			if err = j.emulate(ctx, in.version); err == nil {
+				err = j.warm(ctx)
+			}
+			if err != nil {
+				j.close(ctx)
+			}
+		}
 		in.spareMu.Lock()
 		defer in.spareMu.Unlock()
-		in.preparing = false
+		close(in.preparing)
+		in.preparing = nil
 		switch {
 		case err != nil:
 		case in.closed:

@@ -17,28 +17,12 @@ import (
 	"github.com/sitediag/sitediag/internal/tracing"
 )
 
-// Waits while a page loads. Each is capped by the job's deadline too.
+// Waits while a job opens and closes its page. Each is capped by the
+// job's deadline too.
 const (
-	loadWait      = 30 * time.Second      // for the load event
-	idleWait      = 3 * time.Second       // then for the network to go quiet,
-	quietPeriod   = 20 * time.Millisecond // that is without a request for this long
-	docEventsWait = 2 * time.Second       // for a failed navigation's events
-	closeTimeout  = 5 * time.Second       // for releasing a job's context
-	// busyProbe is how long the page's main thread has to answer, once
-	// the wait for the load has ended, before its scripts count as
-	// keeping it busy.
-	busyProbe = time.Second
-	// scriptCheckWait is how long the page has, once its scripts are
-	// stopped, to answer whether it has any: a main thread still busy
-	// then was not busy with scripts.
-	scriptCheckWait = 5 * time.Second
+	docEventsWait = 2 * time.Second // for a failed navigation's events
+	closeTimeout  = 5 * time.Second // for releasing a job's context
 )
-
-// hasScriptsJS says whether the document can run script: a script
-// element, an inline event handler, or a frame (whose scripts share the
-// main thread).
-const hasScriptsJS = `() => document.scripts.length > 0 || document.querySelector('iframe, frame, object, embed') !== null ||
-	document.evaluate('count(//@*[starts-with(name(), "on")])', document, null, XPathResult.NUMBER_TYPE, null).numberValue > 0`
 
 // JobOptions shape a job's browser context and page. The zero value is a
 // desktop page with the page's own colour scheme, direct connections and
@@ -78,6 +62,7 @@ type Job struct {
 	inst      *instance
 	opts      JobOptions
 	view      Viewport
+	device    emulated // zero until emulate
 	proxy     netx.Proxy
 	auth      *proxyAuth // nil when the proxy demands no credentials
 	contextID proto.BrowserBrowserContextID
@@ -94,12 +79,13 @@ type Job struct {
 	cancel   context.CancelCauseFunc
 }
 
-// start gives a job its page: the instance's spare when the job needs no
-// upstream proxy, else a new one; then it applies opts. cancel ends the
-// job (with ErrCrashed when its page crashes).
+// start gives a job its page: the instance's spare (the one being opened
+// included) when the job needs no upstream proxy, else a new one; then it
+// applies opts. cancel ends the job (with ErrCrashed when its page
+// crashes).
 func (in *instance) start(ctx context.Context, g netx.Network, opts JobOptions, cancel context.CancelCauseFunc) (*Job, error) {
 	if opts.Upstream == nil {
-		if j := in.takeSpare(); j != nil {
+		if j := in.takeSpare(ctx); j != nil {
 			if err := j.adopt(ctx, opts, cancel); err == nil {
 				return j, nil
 			}
@@ -369,6 +355,9 @@ func (j *Job) loop(events <-chan *rod.Message) {
 				proto.FetchContinueWithAuth{RequestID: e.RequestID, AuthChallengeResponse: j.auth.answer(&e)}.Call(j.page)
 			}
 		case "Inspector.targetCrashed":
+			// The browser is retired before the job hears of it, so the
+			// job that follows never runs on it.
+			j.inst.onCrash(j.inst)
 			j.crash()
 		}
 	}
@@ -478,7 +467,9 @@ func (s *pageState) wait(ctx context.Context, d time.Duration, cond func(*pageDa
 // page to load, nothing more.
 type LoadOptions struct {
 	// HideCookie hides the common consent platforms' banners and
-	// restores page scrolling (the platforms are listed in consent.go).
+	// restores page scrolling (the platforms are listed in consent.go),
+	// once the page has loaded: a style added to the document hides them
+	// from then on, those a script adds later included.
 	HideCookie bool
 	// SkipCaptcha waits, for a bounded time, for a known bot
 	// challenge interstitial to clear by itself. It never solves one.
@@ -507,11 +498,12 @@ type Visit struct {
 }
 
 // Load navigates the page to target and waits for it: the load event (at
-// most 30 s, and at most half the time ctx has left), then a quiet
-// network (at most 3 s), then the options. The span in ctx gets the
-// events "navigated", "loaded", "settled", "scripts checked" and "delay
-// done" as each wait ends. A page whose scripts keep its
-// main thread busy when that wait ends has them stopped (see
+// most 30 s, and at most half the time ctx has left), then the network
+// (at most 3 s): until the requests under way have ended and, on a page
+// with scripts, none has started for 20 ms; then the options. The span
+// in ctx gets the events "navigated", "loaded", "settled", "scripts
+// checked" and "delay done" as each wait ends. A page whose scripts keep
+// its main thread busy when that wait ends has them stopped (see
 // Visit.ScriptsStopped), so that it can still be read and captured.
 // Errors: a *NavigationError when the main document could not be loaded
 // (its Err wraps netx.ErrNotAllowed when the policy refused it, a redirect
@@ -523,13 +515,7 @@ func (j *Job) Load(ctx context.Context, target string, opts LoadOptions) (*Visit
 		host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 		j.exempt.Store(&host)
 	}
-	page := j.page.Context(ctx)
-	if opts.HideCookie {
-		if _, err := (proto.PageAddScriptToEvaluateOnNewDocument{Source: consentScript}).Call(page); err != nil {
-			return nil, j.fail(ctx, "adding the consent style", err)
-		}
-	}
-	nav, err := proto.PageNavigate{URL: target}.Call(page)
+	nav, err := proto.PageNavigate{URL: target}.Call(j.page.Context(ctx))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, j.interrupted(ctx, target)
@@ -540,16 +526,17 @@ func (j *Job) Load(ctx context.Context, target string, opts LoadOptions) (*Visit
 		return nil, j.navigationFailed(ctx, target, nav.LoaderID, nav.ErrorText)
 	}
 	tracing.Event(ctx, "navigated")
-	v := &Visit{Loaded: j.settle(ctx)}
-	if v.ScriptsStopped, err = j.stopBusyScripts(ctx); err != nil {
+	v := &Visit{}
+	check, err := j.settle(ctx, v, opts)
+	if err != nil {
 		return nil, err
 	}
-	tracing.Event(ctx, "scripts checked")
-	if opts.SkipCaptcha && !v.ScriptsStopped {
-		v.Challenge, v.ChallengeCleared = j.waitChallenge(ctx)
-	}
-	if opts.HideCookie {
-		page.Eval(restoreScrollJS)
+	if opts.SkipCaptcha && !v.ScriptsStopped && check.Challenge != "" {
+		v.Challenge, v.ChallengeCleared = check.Challenge, j.waitChallenge(ctx)
+		if opts.HideCookie {
+			// On the page the challenge led to.
+			j.check(ctx, LoadOptions{HideCookie: true})
+		}
 	}
 	if opts.Delay > 0 {
 		t := time.NewTimer(opts.Delay)
@@ -597,73 +584,6 @@ func (j *Job) checkErrorPage(ctx context.Context, doc document) error {
 		reason = doc.errorText
 	}
 	return &NavigationError{URL: unreachable, Reason: reason, Err: j.failure(unreachable)}
-}
-
-// settle waits for the current main document to load and then for the
-// page's network to go quiet: no request under way for quietPeriod.
-// Both waits are bounded. It reports whether the document loaded.
-func (j *Job) settle(ctx context.Context) bool {
-	wait := loadWait
-	if dl, ok := ctx.Deadline(); ok {
-		// Leave time for what comes after the load.
-		wait = min(wait, time.Until(dl)/2)
-	}
-	loaded := func(s *pageData) bool { return s.lifecycle[lifecycleKey{s.doc.loaderID, "load"}] }
-	if !j.state.wait(ctx, wait, loaded) {
-		return false
-	}
-	tracing.Event(ctx, "loaded")
-	defer tracing.Event(ctx, "settled")
-	deadline := time.Now().Add(idleWait)
-	idle := func(s *pageData) bool { return len(s.inflight) == 0 }
-	for j.state.wait(ctx, time.Until(deadline), idle) {
-		quiet := quietPeriod - time.Since(j.state.activity())
-		if quiet <= 0 || time.Now().After(deadline) {
-			break
-		}
-		t := time.NewTimer(quiet)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return true
-		}
-	}
-	return true
-}
-
-// stopBusyScripts checks whether the page's scripts keep its main thread
-// busy: it does not answer a trivial evaluation within busyProbe. If so,
-// it disables the page's scripts and terminates the one running, so the
-// page can be read and captured as it is, and reports true — unless the
-// page has no script at all (a large document still being laid out), or
-// its main thread stays busy with scripts stopped: then the scripts
-// were not what kept it busy.
-func (j *Job) stopBusyScripts(ctx context.Context) (bool, error) {
-	probe, cancel := context.WithTimeout(ctx, busyProbe)
-	_, err := proto.RuntimeEvaluate{Expression: "0"}.Call(j.page.Context(probe))
-	busy := err != nil && probe.Err() != nil && ctx.Err() == nil
-	cancel()
-	if !busy {
-		return false, nil
-	}
-	page := j.page.Context(ctx)
-	if err := (proto.EmulationSetScriptExecutionDisabled{Value: true}).Call(page); err != nil {
-		return false, j.fail(ctx, "disabling the page's scripts", err)
-	}
-	if err := (proto.RuntimeTerminateExecution{}).Call(page); err != nil {
-		return false, j.fail(ctx, "stopping the page's scripts", err)
-	}
-	check, cancel := context.WithTimeout(ctx, scriptCheckWait)
-	defer cancel()
-	res, err := j.page.Context(check).Eval(hasScriptsJS)
-	if err != nil {
-		if ctx.Err() != nil {
-			return false, j.fail(ctx, "checking the page's scripts", ctx.Err())
-		}
-		return false, nil // still busy with its scripts stopped: not theirs
-	}
-	return res.Value.Bool(), nil
 }
 
 // navigationFailed builds the error of a navigation Chromium gave up on,

@@ -236,6 +236,12 @@ func lockPort(ctx context.Context, port int, wait time.Duration) (unlock func(),
 //     first-run tasks off; --no-sandbox when running as root;
 //   - the omnibox pop-up WebUIs and the spare renderer off, so that a job
 //     costs one renderer process, not three;
+//   - RenderDocument off, so that a job's first navigation commits in its
+//     blank page's own frame and renderer (a page with no site yet takes
+//     the site it navigates to) instead of building a second frame beside
+//     it and swapping it in, about 25 ms of every job. Site isolation is
+//     unchanged: a page that moves to another site still gets a renderer
+//     of its own, and each job keeps its own browser context and proxy;
 //   - a page's JavaScript heap capped at 1 GiB (--js-flags=
 //     --max-old-space-size): a page that allocates without bound crashes
 //     its renderer there (the job fails with ErrCrashed) instead of
@@ -268,7 +274,7 @@ func Flags(proxyURL, dir string) []string {
 		"--disable-default-apps",
 		"--disable-domain-reliability",
 		"--disable-client-side-phishing-detection",
-		"--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,WebUIOmniboxPopup,WebUIOmniboxAimPopup,SpareRendererForSitePerProcess",
+		"--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,WebUIOmniboxPopup,WebUIOmniboxAimPopup,SpareRendererForSitePerProcess,RenderDocument",
 		"--metrics-recording-only",
 		"--no-first-run",
 		"--no-default-browser-check",

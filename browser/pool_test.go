@@ -421,3 +421,40 @@ func TestRetryAfterCountsTheQueue(t *testing.T) {
 		t.Errorf("Stats() = %+v, want %+v", got, want)
 	}
 }
+
+// The spare page a job adopts was opened ahead, emulated as the default
+// device and warmed up: the job finds it blank, at the desktop viewport,
+// having fetched nothing, and its scripts' results are its own.
+func TestSparePageIsReadyAndBlank(t *testing.T) {
+	e := newEnv(t, Config{})
+	var in *instance
+	e.do(t, JobOptions{}, func(_ context.Context, j *Job) error {
+		in = instanceOf(j)
+		return nil
+	})
+	var spare *Job
+	if !waitFor(30*time.Second, func() bool {
+		in.spareMu.Lock()
+		defer in.spareMu.Unlock()
+		spare = in.spare
+		return spare != nil
+	}) {
+		t.Fatal("no spare page was prepared")
+	}
+	e.do(t, JobOptions{}, func(ctx context.Context, j *Job) error {
+		if j != spare {
+			t.Error("the job did not adopt the spare page")
+		}
+		got, err := j.Eval(ctx, `() => [document.body ? document.body.innerHTML : '', innerWidth, innerHeight, location.href].join(' ')`)
+		if err != nil {
+			return err
+		}
+		if want := `" 1366 768 about:blank"`; string(got) != want {
+			t.Errorf("spare page: %s, want %s", got, want)
+		}
+		if reqs := j.Requests(); len(reqs) != 0 {
+			t.Errorf("spare page requested %v, want nothing", reqs)
+		}
+		return nil
+	})
+}

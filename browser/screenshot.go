@@ -106,7 +106,9 @@ type area struct {
 	Height float64 `json:"height"`
 }
 
-// Screenshot captures the page as it is now; the span in ctx gets the
+// Screenshot captures the page as it is now. Captures in one browser run
+// one at a time (a capture waits for the one under way, within ctx).
+// The span in ctx gets the
 // events "capture ready" (styles, element, size and stamp done) and
 // "captured" (Chromium's capture and encoding, decoded). Errors: ErrNoElement, a
 // *SelectorError, ErrCrashed, or a *StepError.
@@ -180,8 +182,17 @@ func (j *Job) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 		req.Clip = &proto.PageViewport{X: a.X, Y: a.Y, Width: a.Width, Height: a.Height, Scale: 1}
 		req.CaptureBeyondViewport = true
 	}
+	// One capture at a time per browser: each is a frame of the area
+	// drawn and read back in the GPU process, whose memory concurrent
+	// captures multiply, while they would share the CPU anyway.
+	select {
+	case j.inst.capturing <- struct{}{}:
+	case <-ctx.Done():
+		return nil, j.fail(ctx, "waiting to capture", ctx.Err())
+	}
 	tracing.Event(ctx, "capture ready")
 	res, err := req.Call(page)
+	<-j.inst.capturing
 	if err != nil {
 		return nil, j.fail(ctx, "capturing", err)
 	}

@@ -359,3 +359,52 @@ func TestLoadOfAnIdlePage(t *testing.T) {
 		t.Errorf("visit %+v, want loaded, scripts running", v)
 	}
 }
+
+// Captures in one browser are drawn and read back one at a time: a job
+// whose capture comes while another's is under way waits for it (and
+// for no longer than its own deadline), then captures.
+func TestCapturesOneAtATime(t *testing.T) {
+	e := newEnv(t, Config{MaxJobs: 2})
+	page := e.site.page("/one", `<!doctype html><body style="background:#0f0">`)
+	var in *instance
+	e.do(t, JobOptions{}, func(_ context.Context, j *Job) error {
+		in = instanceOf(j)
+		return nil
+	})
+	in.capturing <- struct{}{} // another job's capture, under way
+	done := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+		defer cancel()
+		done <- e.pool.Do(ctx, JobOptions{}, func(ctx context.Context, j *Job) error {
+			if _, err := j.Load(ctx, page, LoadOptions{}); err != nil {
+				return err
+			}
+			_, err := j.Screenshot(ctx, ShotOptions{})
+			return err
+		})
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("the capture did not wait for the one under way: %v", err)
+	case <-time.After(2 * time.Second):
+	}
+	<-in.capturing
+	if err := <-done; err != nil {
+		t.Fatalf("the capture once the other was done: %v", err)
+	}
+	in.capturing <- struct{}{}
+	defer func() { <-in.capturing }()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	err := e.pool.Do(ctx, JobOptions{}, func(ctx context.Context, j *Job) error {
+		if _, err := j.Load(ctx, page, LoadOptions{}); err != nil {
+			return err
+		}
+		_, err := j.Screenshot(ctx, ShotOptions{})
+		return err
+	})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a capture waiting past its deadline returned %v, want context.DeadlineExceeded", err)
+	}
+}

@@ -17,7 +17,7 @@ var phases = []struct{ event, phase string }{
 	{"page ready", "page (spare or new)"},
 	{"navigated", "navigation"},
 	{"loaded", "load wait"},
-	{"settled", "settle (quiet network)"},
+	{"settled", "settle (network)"},
 	{"scripts checked", "busy-script check"},
 	{"capture ready", "capture set-up"},
 	{"captured", "capture + encode"},
