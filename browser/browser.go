@@ -44,6 +44,7 @@ import (
 	"fmt"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sitediag/sitediag/internal/tracing"
@@ -128,8 +129,12 @@ type Pool struct {
 	slots   chan struct{}
 	queue   chan struct{}
 	closing chan struct{}
-	jobs    sync.WaitGroup // jobs in flight
-	bg      sync.WaitGroup // instance monitors and closers
+	// ending counts the jobs that have answered and hold their slot only
+	// while their page closes: a slot about to be free, which a caller
+	// waits for rather than being told the pool is busy.
+	ending atomic.Int32
+	jobs   sync.WaitGroup // jobs in flight
+	bg     sync.WaitGroup // instance monitors and closers
 	// starting is held by the job that looks for (and maybe starts) the
 	// browser: one start at a time, waited for while ctx lasts.
 	starting chan struct{}
@@ -261,9 +266,11 @@ func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Cont
 		// until it is.
 		release := over
 		over = nil
+		p.ending.Add(1)
 		go func() {
 			j.close(ctx)
 			release()
+			p.ending.Add(-1)
 		}()
 	}
 	if err == nil {
@@ -306,7 +313,8 @@ func (p *Pool) prepareSpare(ctx context.Context, in *instance) {
 	}
 }
 
-// acquire takes a job slot, waiting in the queue when there is room.
+// acquire takes a job slot, waiting in the queue when there is room, or
+// for a slot whose job has answered and whose page is closing.
 func (p *Pool) acquire(ctx context.Context) error {
 	select {
 	case p.slots <- struct{}{}:
@@ -315,10 +323,12 @@ func (p *Pool) acquire(ctx context.Context) error {
 	}
 	select {
 	case p.queue <- struct{}{}:
+		defer func() { <-p.queue }()
 	default:
-		return p.busy()
+		if p.ending.Load() == 0 {
+			return p.busy()
+		}
 	}
-	defer func() { <-p.queue }()
 	select {
 	case p.slots <- struct{}{}:
 		return nil

@@ -243,6 +243,23 @@ func TestBusyWhenTheQueueIsFull(t *testing.T) {
 	}
 }
 
+// A job answers before its page is closed; the next job of a caller
+// that runs them one after another waits for that slot, even with no
+// queue, rather than being told the pool is busy.
+func TestBackToBackJobsWithoutAQueue(t *testing.T) {
+	e := newEnv(t, Config{MaxJobs: 1, MaxQueue: -1})
+	page := e.site.page("/p", `<!doctype html><body>`)
+	for i := range 5 {
+		err := e.pool.Do(t.Context(), JobOptions{}, func(ctx context.Context, j *Job) error {
+			_, err := j.Load(ctx, page, LoadOptions{})
+			return err
+		})
+		if err != nil {
+			t.Fatalf("job %d: %v", i, err)
+		}
+	}
+}
+
 // launchRemote starts a Chromium of its own, as an operator would start a
 // remote browser, and returns it with its http://host:port.
 func launchRemote(t *testing.T, e *env) (*Process, string) {
