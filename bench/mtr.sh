@@ -5,10 +5,10 @@
 # hop lists of both. Needs root; the namespaces carry this script's PID
 # and a random suffix and are deleted on exit.
 #
-#   bench/mtr.sh [runs] [target]     (defaults: 3 runs, 203.0.113.2)
+#   bench/mtr.sh [runs] [target]     (defaults: 5 runs, 203.0.113.2)
 set -euo pipefail
 . "$(dirname "$0")/common.bash"
-runs=${1:-3}
+runs=${1:-5}
 target=${2:-203.0.113.2}
 [ "$(id -u)" = 0 ] || { echo "bench/mtr.sh: needs root (network namespaces, raw sockets)" >&2; exit 1; }
 need mtr mtr-tiny
