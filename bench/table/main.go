@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -146,7 +147,7 @@ func orNone(s string) string {
 }
 
 func value(v float64, unit string) string {
-	if v >= 100 {
+	if v >= 100 || v == math.Trunc(v) {
 		return fmt.Sprintf("%.0f %s", v, unit)
 	}
 	return fmt.Sprintf("%.2f %s", v, unit)
