@@ -2,8 +2,9 @@
 # /mtr beside `mtr -r -n -c 5 -G 0.5` inside a namespace topology built
 # here (client -> router -> router -> target, documentation addresses, as
 # in internal/netnstest): wall time of each run, medians, ratio, and the
-# hop lists of both (different hops fail the script). Needs root; the namespaces carry this script's PID
-# and a random suffix and are deleted on exit.
+# hop lists of both (different hops fail the script). Needs root; the
+# namespaces carry this script's PID and a random suffix and are deleted
+# on exit.
 #
 #   bench/mtr.sh [runs] [target]     (defaults: 5 runs, 203.0.113.2)
 set -euo pipefail
