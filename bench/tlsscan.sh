@@ -192,9 +192,9 @@ for c in "${configs[@]}"; do
     END {if (seen) printf "heartbleed: %s", (hb ? "VULNERABLE" : "not vulnerable")}' "$work/cfg.sslscan" || true)
   printf '  %-9s %s | kx %s | groups %s | %s\n' sslscan "$protos" "$kx" "$groups" "$checks"
   cfg_ratio=$(awk -v a="$ours_ms" -v b="$ssl_ms" 'BEGIN {printf "%.4f", a / b}')
-  echo "$ours_ms" >>"$work/cfg.ours"
-  echo "$ssl_ms" >>"$work/cfg.sslscan"
-  echo "$cfg_ratio" >>"$work/cfg.ratios"
+  echo "$ours_ms" >>"$work/times.ours"
+  echo "$ssl_ms" >>"$work/times.sslscan"
+  echo "$cfg_ratio" >>"$work/times.ratios"
   line="  ratio sitediag/sslscan $cfg_ratio ($ours_ms / $ssl_ms ms)"
   if [ "$TESTSSL_RUNS" -gt 0 ]; then
     rm -f "$work/cfg.csv"
@@ -215,9 +215,9 @@ for c in "${configs[@]}"; do
 done
 # Issue 26's goal: over the configurations, the median of the
 # per-configuration ratios at most 0.10 of sslscan's time.
-if [ -s "$work/cfg.ratios" ]; then
+if [ -s "$work/times.ratios" ]; then
   echo
-  echo "configurations: sitediag/sslscan median ratio $(median "$work/cfg.ratios") over $(wc -l <"$work/cfg.ratios")"
-  row "/tlsscan per configuration (median ratio)" "$(median "$work/cfg.ours")" "$(median "$work/cfg.sslscan")" ms sslscan "<= 0.1" \
-    "$(wc -l <"$work/cfg.ratios")" "$(median "$work/cfg.ratios")"
+  echo "configurations: sitediag/sslscan median ratio $(median "$work/times.ratios") over $(wc -l <"$work/times.ratios")"
+  row "/tlsscan per configuration (median ratio)" "$(median "$work/times.ours")" "$(median "$work/times.sslscan")" ms sslscan "<= 0.1" \
+    "$(wc -l <"$work/times.ratios")" "$(median "$work/times.ratios")"
 fi
