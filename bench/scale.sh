@@ -7,14 +7,14 @@
 # the rounds' ratios as the table row. Everything stays on 127.0.0.1.
 # Timings are reported, never judged.
 #
-#   bench/scale.sh [jobs] [concurrency] [rounds]     (default 8, 4, 5)
+#   bench/scale.sh [jobs] [concurrency] [rounds]     (default 16, 4, 5)
 set -euo pipefail
 . "$(dirname "$0")/common.bash"
 [ -n "${SITEDIAG_CHROME_PATH:-}" ] || need chromium chromium
 need curl curl
 need python3 python3
 chrome=${SITEDIAG_CHROME_PATH:-$(command -v chromium)}
-jobs=${1:-8}
+jobs=${1:-16}
 conc=${2:-4}
 rounds=${3:-5}
 cd "$(dirname "$0")/.."
