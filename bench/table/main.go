@@ -7,6 +7,7 @@
 // with ScriptTag.
 //
 //	table [-json bench/results.json] [-load-start "1.00 0.50 0.20"] < output-of-the-bench-scripts
+//	table -markdown bench/results.json     (the same as Markdown, for docs/benchmarks.md)
 package main
 
 import (
@@ -67,7 +68,16 @@ func main() {
 	log.SetFlags(0)
 	out := flag.String("json", "bench/results.json", "where to write the table as JSON")
 	loadStart := flag.String("load-start", "", "the load averages (1, 5, 15 minutes) when the run started")
+	markdown := flag.String("markdown", "", "instead: print this results JSON file as Markdown, for docs/benchmarks.md")
 	flag.Parse()
+	if *markdown != "" {
+		data, err := os.ReadFile(*markdown)
+		if err != nil {
+			log.Fatal(err)
+		}
+		printMarkdown(decode[results](string(data)))
+		return
+	}
 	var res results
 	sc := bufio.NewScanner(os.Stdin)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
@@ -136,6 +146,38 @@ func printTable(res results) {
 		}
 		fmt.Printf("%-*s %14s %14s %-28s %7.3f %7s %5d %5.1f%s\n", width, r.Operation,
 			value(r.Ours, r.Unit), value(r.Peer, r.Unit), r.PeerName, r.Ratio, r.Goal, r.Runs, r.Load, mark)
+	}
+}
+
+// printMarkdown writes the machine, the scripts' wall times and the
+// table as Markdown.
+func printMarkdown(res results) {
+	m := res.Machine
+	fmt.Printf("Machine: %s, %d cores, %d MB, %s, %s; %s; load average (1, 5, 15 min) %s at the start, %s at the end.\n\n",
+		m.CPU, m.Cores, m.MemoryMB, m.Kernel, m.Go, m.Date, orNone(m.LoadStart), orNone(m.LoadEnd))
+	if len(res.Scripts) > 0 {
+		fmt.Println("| script | wall time | load average at start → end |")
+		fmt.Println("| --- | ---: | --- |")
+		total := 0
+		for _, s := range res.Scripts {
+			failed := ""
+			if s.Exit != 0 {
+				failed = fmt.Sprintf(" (failed, exit %d)", s.Exit)
+			}
+			fmt.Printf("| %s%s | %d s | %s → %s |\n", s.Script, failed, s.Seconds, s.LoadStart, s.LoadEnd)
+			total += s.Seconds
+		}
+		fmt.Printf("| all | %d s | |\n\n", total)
+	}
+	fmt.Println("| operation | ours | peer | peer is | ratio | goal | runs | load |")
+	fmt.Println("| --- | ---: | ---: | --- | ---: | --- | ---: | ---: |")
+	for _, r := range res.Rows {
+		goal := strings.NewReplacer("<=", "≤", ">=", "≥").Replace(r.Goal)
+		if !r.Met() {
+			goal += " (not met)"
+		}
+		fmt.Printf("| %s | %s | %s | %s | %.3g | %s | %d | %.1f |\n", r.Operation, value(r.Ours, r.Unit), value(r.Peer, r.Unit),
+			r.PeerName, r.Ratio, goal, r.Runs, r.Load)
 	}
 }
 
