@@ -6,7 +6,7 @@
 # other, i.e. nothing kept per job (1,500 jobs that each kept 3 KB would
 # miss it). Prints both samples and the table row.
 #
-# The default keeps make bench near half an hour on 2 cores: about 10
+# The default keeps make bench near half an hour on 2 cores: about 11
 # minutes idle (3 screenshots a second), 16 at load 17. Issue 28's
 # figure is 5,000 against 1,000 (about half an hour idle):
 #
