@@ -64,15 +64,13 @@ start_remote() {
   exit 1
 }
 
-# start_server LOG [ENV…] runs the example server and sets addr and
-# server_pid.
+# start_server LOG [ENV…] runs the example server and sets addr.
 start_server() {
   local log=$1
   shift
   env SITEDIAG_API_KEYS=bench SITEDIAG_RATE_LIMIT=0 SITEDIAG_ALLOW_NETWORKS=127.0.0.1/32 \
     SITEDIAG_CHROME_PATH="$chrome" "$@" "$work/server" -addr 127.0.0.1:0 -data-dir "$work/data-$log" 2>"$work/$log" >/dev/null &
   pids+=($!)
-  server_pid=$!
   for _ in $(seq 100); do
     addr=$(sed -n 's/.*msg=listening addr=\([^ ]*\).*/\1/p' "$work/$log")
     [ -n "$addr" ] && return
