@@ -18,6 +18,9 @@
 # testssl runs with --nodns none: the targets are loopback addresses, and
 # its DNS look-ups (CAA, rDNS) only wait for time-outs offline.
 set -euo pipefail
+# The table's row function; sourced before the cd, as $0 may be relative
+# (bench/run.sh runs ./tlsscan.sh from bench/).
+. "$(dirname "$0")/row.bash"
 cd "$(dirname "$0")/.."
 
 RUNS=${RUNS:-11}
@@ -68,7 +71,6 @@ time_runs() {
   done
 }
 
-. "$(dirname "$0")/row.bash"
 median() { sort -n "$1" | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 time_runs sitediag "$RUNS" "$work/tlsscan" "https://$addr"
