@@ -127,8 +127,9 @@ func main() {
 		}
 		heading, body := fontOf(r.Fonts, "heading"), fontOf(r.Fonts, "body")
 		agree.add(r.Colors.Primary == dem.primary, heading == dem.heading, body == dem.body)
+		declared := siteText(filepath.Join(*dir, site))
 		for _, v := range []string{r.Colors.Primary, r.Colors.Secondary, r.Colors.Link, heading, body, fontOf(r.Fonts, "ui")} {
-			if uaDefaults[strings.ToLower(v)] {
+			if v = strings.ToLower(v); uaDefaults[v] && !strings.Contains(declared, v) {
 				defaults = append(defaults, site+": "+v)
 			}
 		}
@@ -167,9 +168,28 @@ func main() {
 
 // uaDefaults are Chromium's own values for unstyled elements (button
 // and input greys, link blues, its default text and control fonts on
-// Linux): none is a brand's.
+// Linux): none is a brand's, unless the site names it itself (siteText).
 var uaDefaults = map[string]bool{"#efefef": true, "#e9e9ed": true, "#0000ee": true, "#551a8b": true, "#767676": true,
 	"times new roman": true, "arial": true, "system-ui": true}
+
+// siteText is the text of a fixture site's files, in lower case: a
+// value it contains (font-family: Arial) is the site's own, not the
+// browser's default.
+func siteText(dir string) string {
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		b.Write(data)
+		return err
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	return strings.ToLower(b.String())
+}
 
 type agreement struct{ primary, heading, body int }
 
