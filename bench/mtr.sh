@@ -2,13 +2,14 @@
 # /mtr beside `mtr -r -n -c 5 -G 0.5` inside a namespace topology built
 # here (client -> router -> router -> target, documentation addresses, as
 # in internal/netnstest): wall time of each run, medians, ratio, and the
-# hop lists of both. Needs root; the namespaces carry this script's PID
-# and a random suffix and are deleted on exit.
+# hop lists of both (different hops fail the script). Needs root; the
+# namespaces carry this script's PID and a random suffix and are deleted
+# on exit.
 #
-#   bench/mtr.sh [runs] [target]     (defaults: 3 runs, 203.0.113.2)
+#   bench/mtr.sh [runs] [target]     (defaults: 5 runs, 203.0.113.2)
 set -euo pipefail
 . "$(dirname "$0")/common.bash"
-runs=${1:-3}
+runs=${1:-5}
 target=${2:-203.0.113.2}
 [ "$(id -u)" = 0 ] || { echo "bench/mtr.sh: needs root (network namespaces, raw sockets)" >&2; exit 1; }
 need mtr mtr-tiny
@@ -69,4 +70,5 @@ echo "sitediag /mtr count 5:   median ${m_ours} ms over $runs runs; hops: ${our_
 echo "mtr -r -n -c 5 -G 0.5:   median ${m_theirs} ms over $runs runs; hops: ${mtr_hops}"
 awk -v a="$m_ours" -v b="$m_theirs" 'BEGIN { printf "ratio sitediag/mtr: %.2f\n", (b > 0 ? a / b : 0) }'
 row "/mtr count 5" "$m_ours" "$m_theirs" ms "mtr -r -c 5" "" "$runs"
-if [ "$our_hops" = "$mtr_hops" ]; then echo "hops: same"; else echo "hops: DIFFER"; fi
+# As the other scripts: a timing never fails, a disagreement does.
+if [ "$our_hops" = "$mtr_hops" ]; then echo "hops: same"; else echo "hops: DIFFER"; exit 1; fi

@@ -4,7 +4,8 @@
 # header sets of bench/observatory/cases.json (one response each, with
 # whether it came over HTTPS and whether its certificate is trusted).
 # Prints each case's score and grade from both and every test whose
-# modifier differs. The Observatory is pinned in
+# modifier differs, and the agreement as a row of the benchmark table
+# (goal: every case the same). The Observatory is pinned in
 # bench/observatory/package.json + lock and installed here, never by make
 # run.
 #
@@ -26,4 +27,10 @@ if [ ! -f "$preload" ]; then
   mkdir -p "$(dirname "$preload")"
   echo '{}' >"$preload"
 fi
-node "$dir/compare.mjs" "$@"
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+status=0
+node "$dir/compare.mjs" "$@" | tee "$out" || status=$?
+read -r agree cases < <(sed -n 's/^\([0-9]*\) of \([0-9]*\) cases graded the same.*/\1 \2/p' "$out")
+row "security headers grade, cases the same" "$agree" "$cases" cases "MDN HTTP Observatory 1.4.8" ">= 1" "$cases"
+exit "$status"

@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # /screenshot throughput of the example server with its own local
-# browser, then with two remote browsers (two Chromium processes this
-# script starts, given to the server as SITEDIAG_BROWSER_URL=a,b), on
-# the same local page, and the ratio. Everything stays on 127.0.0.1.
+# browser beside a second server with two remote browsers (two Chromium
+# processes this script starts, given to it as SITEDIAG_BROWSER_URL=a,b),
+# on the same local page: rounds of jobs on one then the other, so both
+# see the same load; prints each round and the medians, and the median of
+# the rounds' ratios as the table row. Everything stays on 127.0.0.1.
 # Timings are reported, never judged.
 #
-#   bench/scale.sh [jobs] [concurrency]     (default 24, 4)
+#   bench/scale.sh [jobs] [concurrency] [rounds]     (default 16, 4, 5)
 set -euo pipefail
 . "$(dirname "$0")/common.bash"
 [ -n "${SITEDIAG_CHROME_PATH:-}" ] || need chromium chromium
 need curl curl
 need python3 python3
 chrome=${SITEDIAG_CHROME_PATH:-$(command -v chromium)}
-jobs=${1:-24}
+jobs=${1:-16}
 conc=${2:-4}
+rounds=${3:-5}
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 pids=()
@@ -61,15 +64,13 @@ start_remote() {
   exit 1
 }
 
-# start_server LOG [ENV…] runs the example server and sets addr and
-# server_pid.
+# start_server LOG [ENV…] runs the example server and sets addr.
 start_server() {
   local log=$1
   shift
   env SITEDIAG_API_KEYS=bench SITEDIAG_RATE_LIMIT=0 SITEDIAG_ALLOW_NETWORKS=127.0.0.1/32 \
     SITEDIAG_CHROME_PATH="$chrome" "$@" "$work/server" -addr 127.0.0.1:0 -data-dir "$work/data-$log" 2>"$work/$log" >/dev/null &
   pids+=($!)
-  server_pid=$!
   for _ in $(seq 100); do
     addr=$(sed -n 's/.*msg=listening addr=\([^ ]*\).*/\1/p' "$work/$log")
     [ -n "$addr" ] && return
@@ -84,11 +85,13 @@ shot() {
     -d "{\"url\":\"$site\"}" "http://$1/screenshot"
 }
 
+# warm ADDR makes the two first jobs of a server, which start its browser.
+warm() { shot "$1" >/dev/null; shot "$1" >/dev/null; }
+
 # throughput ADDR prints screenshots per second over $jobs jobs, $conc at
-# once, after two warm-up jobs; every job must answer 200.
+# once; every job must answer 200.
 throughput() {
   local addr=$1 start end codes
-  shot "$addr" >/dev/null; shot "$addr" >/dev/null
   export -f shot; export site
   start=$(date +%s%N)
   codes=$(seq "$jobs" | xargs -P "$conc" -I{} bash -c "shot $addr")
@@ -101,18 +104,25 @@ throughput() {
 }
 
 echo "chromium: $chrome"
-echo "page: $site; $jobs /screenshot jobs, $conc at once; 2 job slots per browser"
+echo "page: $site; $rounds rounds of $jobs /screenshot jobs on each server, $conc at once; 2 job slots per browser"
 echo
 
 start_server local.log
-one=$(throughput "$addr")
-kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
-echo "one local browser:   $one screenshots/s"
-
+local_addr=$addr
 start_remote remote-a; a=$remote
 start_remote remote-b; b=$remote
 start_server fleet.log SITEDIAG_BROWSER_URL="$a,$b"
-two=$(throughput "$addr")
-echo "two remote browsers: $two screenshots/s ($a, $b)"
-awk -v a="$two" -v b="$one" 'BEGIN { printf "ratio (two remote / one local): %.2fx\n", a / b }'
-row "/screenshot, two remote browsers" "$two" "$one" "shots/s" "one local browser" "" 1
+fleet_addr=$addr
+echo "one local browser: $local_addr; two remote browsers ($a, $b): $fleet_addr"
+warm "$local_addr"
+warm "$fleet_addr"
+ones=() twos=() ratios=()
+for i in $(seq "$rounds"); do
+  ones+=("$(throughput "$local_addr")")
+  twos+=("$(throughput "$fleet_addr")")
+  ratios+=("$(awk -v a="${twos[-1]}" -v b="${ones[-1]}" 'BEGIN { printf "%.4f", a / b }')")
+  echo "round $i: one local browser ${ones[-1]} screenshots/s, two remote browsers ${twos[-1]} screenshots/s, ratio ${ratios[-1]}"
+done
+echo "medians: one local browser $(median "${ones[@]}") screenshots/s, two remote browsers $(median "${twos[@]}") screenshots/s; ratio (two remote / one local) $(median "${ratios[@]}")"
+row "/screenshot throughput, two remote browsers" "$(median "${twos[@]}")" "$(median "${ones[@]}")" "shots/s" "one local browser" "" \
+  "$rounds" "$(median "${ratios[@]}")"

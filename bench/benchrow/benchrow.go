@@ -31,30 +31,40 @@ type Row struct {
 	// Ratio is the median of the runs' ours/peer ratios, or the ratio of
 	// the medians when the runs do not pair up.
 	Ratio float64 `json:"ratio"`
-	// Goal is the issue's target for Ratio: "<= 0.3" or ">= 0.8"; empty
-	// when the row has none.
+	// Goal is the issue's target for Ratio: "<= 0.3", ">= 0.8" or "< 1";
+	// empty when the row has none.
 	Goal string `json:"goal,omitempty"`
-	// Runs is how many runs the medians are over.
+	// Runs is how many measurements the medians are over: runs, or pages,
+	// sites or cases measured once each. For an agreement row (Ours
+	// agreeing cases of Peer cases) it is the number of cases.
 	Runs int `json:"runs"`
 	// Load is the one-minute load average when the row was measured: the
 	// machine may be shared.
 	Load float64 `json:"load"`
 }
 
-// Met reports whether Ratio meets Goal; true when there is no goal.
+// Met reports whether Ratio meets Goal; true when there is no goal,
+// false when the goal cannot be read.
 func (r Row) Met() bool {
-	op, limit, ok := strings.Cut(r.Goal, " ")
-	if !ok {
+	if r.Goal == "" {
 		return true
 	}
+	op, limit, ok := strings.Cut(r.Goal, " ")
 	v, err := strconv.ParseFloat(limit, 64)
-	if err != nil {
+	if !ok || err != nil {
 		return false
 	}
-	if op == ">=" {
+	switch op {
+	case "<=":
+		return r.Ratio <= v
+	case "<":
+		return r.Ratio < v
+	case ">=":
 		return r.Ratio >= v
+	case ">":
+		return r.Ratio > v
 	}
-	return r.Ratio <= v
+	return false
 }
 
 // Emit fills in r's load average, rounds its figures to three decimals

@@ -1,7 +1,8 @@
 // peers.mjs runs the peer tools of bench/content.sh on the corpus pages
 // served at a base URL and prints one JSON object per page on stdout:
 // metascraper's fields, open-graph-scraper's, and Readability's text,
-// with the time each took.
+// with the time metascraper and Readability each took (the fetch
+// included).
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 const require = createRequire(import.meta.url)
@@ -28,6 +29,7 @@ for (const page of pages) {
   const resp = await fetch(url)
   const buf = Buffer.from(await resp.arrayBuffer())
   const html = iconv.decode(buf, charsetOf(resp.headers.get('content-type'), buf))
+  const fetchMs = performance.now() - t0
   const meta = await metascraper({ html, url })
   const metaMs = performance.now() - t0
   let og = {}
@@ -36,12 +38,15 @@ for (const page of pages) {
     og = result
   } catch (e) { og = { error: String(e) } }
   let text = ''
+  const t1 = performance.now()
   try {
     const dom = new JSDOM(html, { url, virtualConsole: new VirtualConsole() })
     const article = new Readability(dom.window.document).parse()
     text = article ? article.textContent : ''
   } catch (e) { text = '' }
-  process.stdout.write(JSON.stringify({ page, metascraper: meta, metascraperMs: metaMs, ogs: og, readability: text }) + '\n')
+  // Readability's time, with the one fetch the page took (as sitediag's includes its own).
+  const readabilityMs = fetchMs + performance.now() - t1
+  process.stdout.write(JSON.stringify({ page, metascraper: meta, metascraperMs: metaMs, ogs: og, readability: text, readabilityMs }) + '\n')
 }
 
 // charsetOf is the page's character set, from the header or a meta tag,

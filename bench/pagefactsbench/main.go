@@ -9,6 +9,9 @@
 // reference for sitediag's date (the publication date) is metascraper's
 // datePublished, else its date when the page gives no modified date.
 // Dates agree on the same UTC day; authors when equal ignoring case.
+// The agreement and the time per page are rows of the benchmark table
+// (bench/benchrow); the goals are issue 27's: date and author agreement
+// at least 90 %, a logo wherever metascraper finds one.
 //
 //	pagefactsbench [-v] PEERS_MJS SITES_DIR PAGES_DIR
 package main
@@ -32,6 +35,7 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/bench/benchrow"
 	"github.com/sitediag/sitediag/bench/internal/benchstat"
 )
 
@@ -109,15 +113,25 @@ func main() {
 	fmt.Printf("logo: metascraper finds one on %d pages, sitediag on %d; sitediag finds one wherever metascraper does on %d/%d, the same URL on %d\n",
 		s.theirLogos, s.ourLogos, s.logoCovered, len(pages), s.sameLogo)
 	fmt.Printf("median ms per page: sitediag %.1f, metascraper %.1f (its fetch included)\n", benchstat.Median(ours), benchstat.Median(theirs))
+	agreement := func(what string, agree, cases int, goal string) {
+		benchrow.Emit(benchrow.Row{Operation: "/metascraping " + what, Ours: float64(agree), Peer: float64(cases), Unit: "pages",
+			PeerName: "metascraper 5 rules", Ratio: float64(agree) / float64(max(cases, 1)), Goal: goal, Runs: cases})
+	}
+	agreement("date, pages agreeing", s.date, len(pages), ">= 0.9")
+	agreement("author, pages agreeing", s.author, len(pages), ">= 0.9")
+	agreement("logo where metascraper has one", s.bothLogos, s.theirLogos, ">= 1")
+	benchrow.Emit(benchrow.Row{Operation: "/metascraping date+author+logo per page", Ours: benchstat.Median(ours), Peer: benchstat.Median(theirs),
+		Unit: "ms", PeerName: "metascraper 5 rules", Ratio: benchstat.Median(ours) / benchstat.Median(theirs), Runs: len(ours)})
 }
 
-type score struct{ date, author, logoCovered, sameLogo, theirLogos, ourLogos int }
+type score struct{ date, author, logoCovered, sameLogo, theirLogos, ourLogos, bothLogos int }
 
 func (s *score) add(date, author, logo, same, theirs, ours bool) {
 	for _, f := range []struct {
 		ok bool
 		n  *int
-	}{{date, &s.date}, {author, &s.author}, {logo, &s.logoCovered}, {same, &s.sameLogo}, {theirs, &s.theirLogos}, {ours, &s.ourLogos}} {
+	}{{date, &s.date}, {author, &s.author}, {logo, &s.logoCovered}, {same, &s.sameLogo}, {theirs, &s.theirLogos}, {ours, &s.ourLogos},
+		{theirs && ours, &s.bothLogos}} {
 		if f.ok {
 			*f.n++
 		}
