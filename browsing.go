@@ -81,11 +81,7 @@ type page struct {
 // opts.Timeout to the job's: capped by deadline, the browser's job
 // deadline when zero.
 func (c *Client) newPage(rawURL string, opts *PageOptions, deadline time.Duration) (*page, error) {
-	t, err := parseURL(rawURL)
-	if err != nil {
-		return nil, err
-	}
-	upstream, err := c.proxyFor(opts.ProxyCountry)
+	t, upstream, err := c.urlVia(rawURL, opts.ProxyCountry)
 	if err != nil {
 		return nil, err
 	}

@@ -40,6 +40,8 @@ type RequestInfo struct {
 
 // httpOp describes an HTTP-level operation to runHTTP.
 type httpOp struct {
+	// name is the operation's name, for its span: "Up".
+	name string
 	// failed is the operation's own failure code.
 	failed Code
 	// redirectCode says the operation documents TOO_MANY_REDIRECTS; the
@@ -55,21 +57,20 @@ type httpRequest struct {
 	info   RequestInfo
 }
 
-// runHTTP is the opening every HTTP-level operation shares: it resolves
-// opts (whose embedded RequestOptions req points into), checks rawURL,
-// bounds ctx by the client's timeout, runs probe and
-// maps its error to the documented codes (an *Error passes as it is).
+// runHTTP is the opening every HTTP-level operation shares: it starts
+// the operation's span, resolves opts (whose embedded RequestOptions req
+// points into), checks rawURL, bounds ctx by the client's timeout, runs
+// probe and maps its error to the documented codes (an *Error passes as
+// it is).
 func runHTTP[O, R any](ctx context.Context, c *Client, rawURL string, opts *O, req *RequestOptions, op httpOp,
-	probe func(ctx context.Context, r *httpRequest) (R, error)) (R, error) {
+	probe func(ctx context.Context, r *httpRequest) (R, error)) (_ R, err error) {
+	ctx, end := c.startOp(ctx, op.name, rawURL, *opts)
+	defer end(&err)
 	var zero R
 	if err := c.resolve(opts); err != nil {
 		return zero, err
 	}
-	t, err := parseURL(rawURL)
-	if err != nil {
-		return zero, err
-	}
-	proxy, err := c.proxyFor(req.ProxyCountry)
+	t, proxy, err := c.urlVia(rawURL, req.ProxyCountry)
 	if err != nil {
 		return zero, err
 	}
