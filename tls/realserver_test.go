@@ -66,14 +66,20 @@ func startServer(t *testing.T, port int, name string, args ...string) string {
 	return ""
 }
 
+// startOnFreePort starts the server that server's arguments (given a
+// free port) describe, and returns its address.
+func startOnFreePort(t *testing.T, server func(port int) []string) string {
+	t.Helper()
+	port := int(porttest.Closed(t))
+	args := server(port)
+	return startServer(t, port, args[0], args[1:]...)
+}
+
 // scanRealServer starts the server that server's arguments (given a
 // free port) describe, and scans it as real.test.
 func scanRealServer(t *testing.T, server func(port int) []string, roots *x509.CertPool) *Result {
 	t.Helper()
-	port := int(porttest.Closed(t))
-	args := server(port)
-	addr := startServer(t, port, args[0], args[1:]...)
-	res, err := scanAt(t, addr, "real.test", roots)
+	res, err := scanAt(t, startOnFreePort(t, server), "real.test", roots)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,15 +150,19 @@ type realServers struct {
 	openssl, gnutls string
 }
 
-// needRealServers finds openssl and gnutls-serv, or skips (fails in CI),
-// and writes the hierarchy they serve.
+// needOpenSSL finds openssl, or skips (fails in CI), and writes the
+// hierarchy it serves; gnutls is left empty.
+func needOpenSSL(t *testing.T) realServers {
+	t.Helper()
+	return realServers{openssl: needTool(t, "openssl", "openssl"), pkiFiles: validPKI(t)}
+}
+
+// needRealServers is needOpenSSL that finds gnutls-serv too.
 func needRealServers(t *testing.T) realServers {
 	t.Helper()
-	return realServers{
-		openssl:  needTool(t, "openssl", "openssl"),
-		gnutls:   needTool(t, "gnutls-serv", "gnutls-bin"),
-		pkiFiles: validPKI(t),
-	}
+	s := needOpenSSL(t)
+	s.gnutls = needTool(t, "gnutls-serv", "gnutls-bin")
+	return s
 }
 
 // sServer returns the arguments of an s_server serving the leaf and
@@ -160,6 +170,13 @@ func needRealServers(t *testing.T) realServers {
 func (s realServers) sServer(port int, args ...string) []string {
 	return append([]string{s.openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-cert", s.leaf, "-key", s.key,
 		"-cert_chain", s.inter, "-www", "-quiet"}, args...)
+}
+
+// startSServer starts sServer's s_server, with args added, on a free
+// port until the test ends, and returns its address.
+func (s realServers) startSServer(t *testing.T, args ...string) string {
+	t.Helper()
+	return startOnFreePort(t, func(port int) []string { return s.sServer(port, args...) })
 }
 
 // gnutlsServ returns the arguments of a gnutls-serv serving the leaf
@@ -364,8 +381,7 @@ func TestRealKeyExchangeGroups(t *testing.T) {
 // (-serverpref). sslscan reports "Server preferred order: n/a" for one
 // suite; testssl "Has server cipher order? no (NOT ok)" / "yes (OK)".
 func TestRealPreference(t *testing.T) {
-	openssl := needTool(t, "openssl", "openssl")
-	f := validPKI(t)
+	f := needOpenSSL(t)
 	tests := []struct {
 		name string
 		args []string
@@ -381,7 +397,7 @@ func TestRealPreference(t *testing.T) {
 			port := int(porttest.Closed(t))
 			args := append([]string{"s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
 				"-no_tls1_3", "-no_tls1_1", "-no_tls1", "-www", "-quiet"}, tt.args...)
-			addr := startServer(t, port, openssl, args...)
+			addr := startServer(t, port, f.openssl, args...)
 			res, err := scanAt(t, addr, "real.test", f.rootPool)
 			if err != nil {
 				t.Fatal(err)
