@@ -188,6 +188,16 @@ func (r *Response) WantError(t testing.TB, status int, code sitediag.Code) {
 	}
 }
 
+// WantErrorDetails is WantError that also wants the envelope's details
+// to contain details.
+func (r *Response) WantErrorDetails(t testing.TB, status int, code sitediag.Code, details string) {
+	t.Helper()
+	r.WantError(t, status, code)
+	if d, _ := r.Envelope["details"].(string); !strings.Contains(d, details) {
+		t.Errorf("details %q do not mention %q", d, details)
+	}
+}
+
 // WantSuccess fails the test unless the response is a success envelope
 // with a test id in meta, and returns meta and data.
 func (r *Response) WantSuccess(t testing.TB) (meta map[string]any, data any) {
