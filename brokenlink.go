@@ -63,10 +63,8 @@ type BrokenLinkResult struct {
 // page could not be fetched, or redirects in a loop),
 // CodeBrokenLinkCheckFailed (such as when not every link could be checked
 // within the operation's time).
-func (c *Client) BrokenLink(ctx context.Context, rawURL string, opts BrokenLinkOptions) (_ *BrokenLinkResult, err error) {
-	ctx, end := c.startOp(ctx, "BrokenLink", rawURL, opts)
-	defer end(&err)
-	op := httpOp{failed: CodeBrokenLinkCheckFailed}
+func (c *Client) BrokenLink(ctx context.Context, rawURL string, opts BrokenLinkOptions) (*BrokenLinkResult, error) {
+	op := httpOp{name: "BrokenLink", failed: CodeBrokenLinkCheckFailed}
 	return runHTTP(ctx, c, rawURL, &opts, &opts.RequestOptions, op, func(ctx context.Context, r *httpRequest) (*BrokenLinkResult, error) {
 		client := c.client(r)
 		defer client.CloseIdleConnections()

@@ -81,11 +81,7 @@ type page struct {
 // opts.Timeout to the job's: capped by deadline, the browser's job
 // deadline when zero.
 func (c *Client) newPage(rawURL string, opts *PageOptions, deadline time.Duration) (*page, error) {
-	t, err := parseURL(rawURL)
-	if err != nil {
-		return nil, err
-	}
-	upstream, err := c.proxyFor(opts.ProxyCountry)
+	t, upstream, err := c.urlVia(rawURL, opts.ProxyCountry)
 	if err != nil {
 		return nil, err
 	}
@@ -103,16 +99,6 @@ func (c *Client) newPage(rawURL string, opts *PageOptions, deadline time.Duratio
 	}, nil
 }
 
-// openPage is the start every browser operation shares: it resolves
-// opts (whose embedded PageOptions pageOpts points into) and checks rawURL
-// and the page options.
-func openPage[O any](c *Client, rawURL string, opts *O, pageOpts *PageOptions) (*page, error) {
-	if err := c.resolve(opts); err != nil {
-		return nil, err
-	}
-	return c.newPage(rawURL, pageOpts, 0)
-}
-
 // pageOp describes a browser operation to runPage.
 type pageOp struct {
 	// name is the operation's name, for its span: "Screenshot".
@@ -121,26 +107,14 @@ type pageOp struct {
 	failed Code
 }
 
-// runPage is the opening the browser operations share: it starts the
-// operation's span, opens the page as openPage does, bounds ctx by the
-// client's timeout and runs use on the page, mapping its error to the
+// runPage is the opening the browser operations share: runOp with opts
+// (whose embedded PageOptions pageOpts points into) and the page opened
+// as newPage does, then use on the page, its error mapped to the
 // documented codes (an *Error passes as it is).
 func runPage[O, R any](ctx context.Context, c *Client, rawURL string, opts *O, pageOpts *PageOptions, op pageOp,
-	use func(ctx context.Context, p *page) (R, error)) (_ R, err error) {
-	ctx, end := c.startOp(ctx, op.name, rawURL, *opts)
-	defer end(&err)
-	var zero R
-	p, err := openPage(c, rawURL, opts, pageOpts)
-	if err != nil {
-		return zero, err
-	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	res, err := use(ctx, p)
-	if err != nil {
-		return zero, mapBrowserError(err, op.failed)
-	}
-	return res, nil
+	use func(ctx context.Context, p *page) (R, error)) (R, error) {
+	open := func() (*page, error) { return c.newPage(rawURL, pageOpts, 0) }
+	return runOp(ctx, c, op.name, rawURL, opts, open, use, func(err error) error { return mapBrowserError(err, op.failed) })
 }
 
 // visit runs use on p's page in a browser job, once it has loaded, and

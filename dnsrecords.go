@@ -28,38 +28,43 @@ type DNSRecordsResult struct {
 	Settings DNSRecordsOptions `json:"-"`
 }
 
-// DNSRecords looks up the records of the host of target (a URL, a bare
-// host or an IP literal; an IP is looked up under its reverse name, such
-// as 4.3.2.1.in-addr.arpa) with the configured DNS servers, all types
-// concurrently. A name that does not exist is a result whose Rcode is
-// NXDOMAIN. Errors: CodeInvalidURL, CodeInvalidParameters (a bad type),
-// CodeDNSLookupFailed (no server answered).
-func (c *Client) DNSRecords(ctx context.Context, target string, opts DNSRecordsOptions) (_ *DNSRecordsResult, err error) {
-	ctx, end := c.startOp(ctx, "DNSRecords", target, opts)
-	defer end(&err)
-	if err := c.resolve(&opts); err != nil {
-		return nil, err
-	}
-	t, err := parseDomain(target)
-	if err != nil {
-		return nil, err
-	}
-	if opts.Types, err = dns.ParseTypes(opts.Types); err != nil {
-		return nil, typesError(err)
-	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	records, err := c.resolver.LookupRecords(ctx, queryName(t), opts.Types)
-	if err != nil {
-		if errors.Is(err, dns.ErrTimeout) {
-			return nil, NewError(CodeDNSLookupFailed, err, "no DNS server answered in time")
+// DNSRecords looks up the records of the host of rawTarget (a URL, a
+// bare host or an IP literal; an IP is looked up under its reverse name,
+// such as 4.3.2.1.in-addr.arpa) with the configured DNS servers, all
+// types concurrently. A name that does not exist is a result whose Rcode
+// is NXDOMAIN. Errors: CodeInvalidURL, CodeInvalidParameters (a bad
+// type), CodeDNSLookupFailed (no server answered).
+func (c *Client) DNSRecords(ctx context.Context, rawTarget string, opts DNSRecordsOptions) (*DNSRecordsResult, error) {
+	open := func() (*target.Target, error) {
+		t, err := parseDomain(rawTarget)
+		if err != nil {
+			return nil, err
 		}
-		if errors.Is(err, dns.ErrNoAnswer) {
-			return nil, NewError(CodeDNSLookupFailed, err, "no DNS server answered")
+		if opts.Types, err = dns.ParseTypes(opts.Types); err != nil {
+			return nil, typesError(err)
 		}
-		return nil, NewError(CodeDNSLookupFailed, err, "the DNS lookup could not be completed")
+		return t, nil
 	}
-	return &DNSRecordsResult{Records: *records, Host: t.Display(), Settings: opts}, nil
+	lookup := func(ctx context.Context, t *target.Target) (*DNSRecordsResult, error) {
+		records, err := c.resolver.LookupRecords(ctx, queryName(t), opts.Types)
+		if err != nil {
+			return nil, err
+		}
+		return &DNSRecordsResult{Records: *records, Host: t.Display(), Settings: opts}, nil
+	}
+	return runOp(ctx, c, "DNSRecords", rawTarget, &opts, open, lookup, func(err error) error { return mapLookupError(err) })
+}
+
+// mapLookupError maps what a record lookup returns to the documented
+// codes.
+func mapLookupError(err error) *Error {
+	switch {
+	case errors.Is(err, dns.ErrTimeout):
+		return NewError(CodeDNSLookupFailed, err, "no DNS server answered in time")
+	case errors.Is(err, dns.ErrNoAnswer):
+		return NewError(CodeDNSLookupFailed, err, "no DNS server answered")
+	}
+	return NewError(CodeDNSLookupFailed, err, "the DNS lookup could not be completed")
 }
 
 // typesError turns a dns.ParseTypes error into INVALID_PARAMETERS.

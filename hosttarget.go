@@ -63,39 +63,28 @@ type hostOp struct {
 	prepare func() error
 }
 
-// runHost is the opening every host-level operation shares: it starts
-// the operation's span, resolves opts (whose ProxyCountry proxyCountry
-// points to), parses rawTarget, runs op.prepare, bounds ctx by the
-// client's timeout, pins the target and runs probe on it, mapping its
-// error to the documented codes (an *Error passes as it is).
+// runHost is the opening every host-level operation shares: runOp with
+// opts (whose ProxyCountry proxyCountry points to), rawTarget parsed and
+// op.prepare run, then the target pinned and probe run on it, its error
+// mapped to the documented codes (an *Error passes as it is).
 func runHost[O, R any](ctx context.Context, c *Client, rawTarget string, opts *O, proxyCountry *string, op hostOp,
-	probe func(ctx context.Context, t *pinnedTarget) (R, error)) (_ R, err error) {
-	ctx, end := c.startOp(ctx, op.name, rawTarget, *opts)
-	defer end(&err)
-	var zero R
-	if err := c.resolve(opts); err != nil {
-		return zero, err
+	probe func(ctx context.Context, t *pinnedTarget) (R, error)) (R, error) {
+	open := func() (*target.Target, error) {
+		t, err := parseHostTarget(rawTarget, *proxyCountry)
+		if err == nil && op.prepare != nil {
+			err = op.prepare()
+		}
+		return t, err
 	}
-	t, err := parseHostTarget(rawTarget, *proxyCountry)
-	if err != nil {
-		return zero, err
-	}
-	if op.prepare != nil {
-		if err := op.prepare(); err != nil {
+	run := func(ctx context.Context, t *target.Target) (R, error) {
+		pinned, err := c.pin(ctx, t)
+		if err != nil {
+			var zero R
 			return zero, err
 		}
+		return probe(ctx, pinned)
 	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	pinned, err := c.pin(ctx, t)
-	if err != nil {
-		return zero, err
-	}
-	res, err := probe(ctx, pinned)
-	if err != nil {
-		return zero, mapHostError(err, op)
-	}
-	return res, nil
+	return runOp(ctx, c, op.name, rawTarget, opts, open, run, func(err error) error { return mapHostError(err, op) })
 }
 
 // mapHostError maps what a host-level probe returns to the documented

@@ -28,10 +28,8 @@ type HTTPHeaderResult struct {
 // be read. Errors: CodeInvalidURL, CodeProxyCountryUnsupported,
 // CodeTargetNotAllowed, CodeUnableToConnect (not resolved, refused, timed
 // out, or a redirect loop), CodeHTTPHeaderFailed.
-func (c *Client) HTTPHeader(ctx context.Context, rawURL string, opts HTTPHeaderOptions) (_ *HTTPHeaderResult, err error) {
-	ctx, end := c.startOp(ctx, "HTTPHeader", rawURL, opts)
-	defer end(&err)
-	return runHTTP(ctx, c, rawURL, &opts, &opts.RequestOptions, httpOp{failed: CodeHTTPHeaderFailed}, func(ctx context.Context, r *httpRequest) (*HTTPHeaderResult, error) {
+func (c *Client) HTTPHeader(ctx context.Context, rawURL string, opts HTTPHeaderOptions) (*HTTPHeaderResult, error) {
+	return runHTTP(ctx, c, rawURL, &opts, &opts.RequestOptions, httpOp{name: "HTTPHeader", failed: CodeHTTPHeaderFailed}, func(ctx context.Context, r *httpRequest) (*HTTPHeaderResult, error) {
 		newClient, closeClient := c.recordingClient(r.proxy)
 		defer closeClient()
 		hops, err := httpprobe.Headers(ctx, newClient, r.target.URL, r.info.Settings.FollowRedirect.Bool())

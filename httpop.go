@@ -40,6 +40,8 @@ type RequestInfo struct {
 
 // httpOp describes an HTTP-level operation to runHTTP.
 type httpOp struct {
+	// name is the operation's name, for its span: "Up".
+	name string
 	// failed is the operation's own failure code.
 	failed Code
 	// redirectCode says the operation documents TOO_MANY_REDIRECTS; the
@@ -55,36 +57,26 @@ type httpRequest struct {
 	info   RequestInfo
 }
 
-// runHTTP is the opening every HTTP-level operation shares: it resolves
-// opts (whose embedded RequestOptions req points into), checks rawURL,
-// bounds ctx by the client's timeout, runs probe and
-// maps its error to the documented codes (an *Error passes as it is).
+// runHTTP is the opening every HTTP-level operation shares: runOp with
+// opts (whose embedded RequestOptions req points into) and rawURL
+// checked with the proxy of its country, then probe, its error mapped to
+// the documented codes (an *Error passes as it is).
 func runHTTP[O, R any](ctx context.Context, c *Client, rawURL string, opts *O, req *RequestOptions, op httpOp,
 	probe func(ctx context.Context, r *httpRequest) (R, error)) (R, error) {
-	var zero R
-	if err := c.resolve(opts); err != nil {
-		return zero, err
-	}
-	t, err := parseURL(rawURL)
-	if err != nil {
-		return zero, err
-	}
-	proxy, err := c.proxyFor(req.ProxyCountry)
-	if err != nil {
-		return zero, err
-	}
-	u := t.URL.String()
-	r := &httpRequest{target: t, proxy: proxy, info: RequestInfo{URL: u, RedirectedURL: u, Settings: *req}}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	res, err := probe(ctx, r)
-	if err != nil {
-		if !op.redirectCode && errors.Is(err, httpprobe.ErrTooManyRedirects) {
-			return zero, NewError(CodeUnableToConnect, err, "more than %d redirects, or a redirect loop", httpprobe.MaxRedirects)
+	open := func() (*httpRequest, error) {
+		t, proxy, err := c.urlVia(rawURL, req.ProxyCountry)
+		if err != nil {
+			return nil, err
 		}
-		return zero, mapHTTPError(err, op.failed)
+		u := t.URL.String()
+		return &httpRequest{target: t, proxy: proxy, info: RequestInfo{URL: u, RedirectedURL: u, Settings: *req}}, nil
 	}
-	return res, nil
+	return runOp(ctx, c, op.name, rawURL, opts, open, probe, func(err error) error {
+		if !op.redirectCode && errors.Is(err, httpprobe.ErrTooManyRedirects) {
+			return NewError(CodeUnableToConnect, err, "more than %d redirects, or a redirect loop", httpprobe.MaxRedirects)
+		}
+		return mapHTTPError(err, op.failed)
+	})
 }
 
 // client returns a guarded HTTP client through r's proxy; close it with

@@ -31,10 +31,8 @@ type HTTPProtocolResult struct {
 // CodeProxyCountryUnsupported, CodeTargetNotAllowed, CodeUnableToConnect
 // (not resolved, refused, timed out, or a redirect loop),
 // CodeHTTPProtocolFailed.
-func (c *Client) HTTPProtocol(ctx context.Context, rawURL string, opts HTTPProtocolOptions) (_ *HTTPProtocolResult, err error) {
-	ctx, end := c.startOp(ctx, "HTTPProtocol", rawURL, opts)
-	defer end(&err)
-	return runHTTP(ctx, c, rawURL, &opts, &opts.RequestOptions, httpOp{failed: CodeHTTPProtocolFailed}, func(ctx context.Context, r *httpRequest) (*HTTPProtocolResult, error) {
+func (c *Client) HTTPProtocol(ctx context.Context, rawURL string, opts HTTPProtocolOptions) (*HTTPProtocolResult, error) {
+	return runHTTP(ctx, c, rawURL, &opts, &opts.RequestOptions, httpOp{name: "HTTPProtocol", failed: CodeHTTPProtocolFailed}, func(ctx context.Context, r *httpRequest) (*HTTPProtocolResult, error) {
 		client := c.client(r)
 		defer client.CloseIdleConnections()
 		last, err := httpprobe.Status(ctx, client, http.MethodGet, r.target.URL, r.info.Settings.FollowRedirect.Bool())

@@ -75,10 +75,8 @@ type LoadNetwork struct {
 // HTTP versions. Errors: CodeInvalidURL, CodeProxyCountryUnsupported,
 // CodeTargetNotAllowed, CodeUnableToConnect (not resolved, refused,
 // timed out, or a redirect loop), CodeLoadTimeFailed.
-func (c *Client) LoadTime(ctx context.Context, rawURL string, opts LoadTimeOptions) (_ *LoadTimeResult, err error) {
-	ctx, end := c.startOp(ctx, "LoadTime", rawURL, opts)
-	defer end(&err)
-	return runHTTP(ctx, c, rawURL, &opts, &opts.RequestOptions, httpOp{failed: CodeLoadTimeFailed}, func(ctx context.Context, r *httpRequest) (*LoadTimeResult, error) {
+func (c *Client) LoadTime(ctx context.Context, rawURL string, opts LoadTimeOptions) (*LoadTimeResult, error) {
+	return runHTTP(ctx, c, rawURL, &opts, &opts.RequestOptions, httpOp{name: "LoadTime", failed: CodeLoadTimeFailed}, func(ctx context.Context, r *httpRequest) (*LoadTimeResult, error) {
 		m, err := c.measure(ctx, r.target.URL, r.proxy, httpprobe.MeasureOptions{Follow: r.info.Settings.FollowRedirect.Bool()})
 		if err != nil {
 			return nil, err

@@ -449,6 +449,20 @@ func notAllowed(err error) *Error {
 	return NewError(CodeTargetNotAllowed, err, "the target is not allowed")
 }
 
+// urlVia checks rawURL as parseURL does and returns it with the proxy
+// configured for country, as proxyFor does.
+func (c *Client) urlVia(rawURL, country string) (*target.Target, *url.URL, error) {
+	t, err := parseURL(rawURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	proxy, err := c.proxyFor(country)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, proxy, nil
+}
+
 // proxyFor returns the proxy configured for country, nil for "", or
 // PROXY_COUNTRY_UNSUPPORTED.
 func (c *Client) proxyFor(country string) (*url.URL, error) {

@@ -52,35 +52,30 @@ type TLSScanResult struct {
 // not resolve, the port refuses, or no version at all can be
 // negotiated), CodeTLSScanFailed (the deadline came before any version
 // was found).
-func (c *Client) TLSScan(ctx context.Context, rawURL string, opts TLSScanOptions) (_ *TLSScanResult, err error) {
-	ctx, end := c.startOp(ctx, "TLSScan", rawURL, opts)
-	defer end(&err)
-	if err := c.resolve(&opts); err != nil {
-		return nil, err
+func (c *Client) TLSScan(ctx context.Context, rawURL string, opts TLSScanOptions) (*TLSScanResult, error) {
+	open := func() (*target.Target, error) {
+		if opts.ProbeTimeout == 0 {
+			opts.ProbeTimeout = SecondsOf(tls.DefaultProbeTimeout)
+		}
+		return tlsTarget(rawURL)
 	}
-	if opts.ProbeTimeout == 0 {
-		opts.ProbeTimeout = SecondsOf(tls.DefaultProbeTimeout)
+	scan := func(ctx context.Context, t *target.Target) (*TLSScanResult, error) {
+		port := t.Port
+		addrs, err := c.guard.Resolve(ctx, t.Host)
+		if err != nil {
+			return nil, err
+		}
+		// Every probe connects to the addresses resolved here, whatever it asks for.
+		pinned := func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return c.guard.DialAddrs(ctx, network, addrs, port)
+		}
+		res, err := tls.Scan(ctx, pinned, net.JoinHostPort(t.Host, strconv.Itoa(int(port))), tls.Options{Roots: c.cfg.RootCAs, Now: c.cfg.Now, ProbeTimeout: opts.ProbeTimeout.Duration()})
+		if err != nil {
+			return nil, err
+		}
+		return &TLSScanResult{Result: *res, Host: t.Display(), Settings: opts}, nil
 	}
-	t, err := tlsTarget(rawURL)
-	if err != nil {
-		return nil, err
-	}
-	port := t.Port
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	addrs, err := c.guard.Resolve(ctx, t.Host)
-	if err != nil {
-		return nil, mapTLSError(err)
-	}
-	// Every probe connects to the addresses resolved here, whatever it asks for.
-	pinned := func(ctx context.Context, network, _ string) (net.Conn, error) {
-		return c.guard.DialAddrs(ctx, network, addrs, port)
-	}
-	res, err := tls.Scan(ctx, pinned, net.JoinHostPort(t.Host, strconv.Itoa(int(port))), tls.Options{Roots: c.cfg.RootCAs, Now: c.cfg.Now, ProbeTimeout: opts.ProbeTimeout.Duration()})
-	if err != nil {
-		return nil, mapTLSError(err)
-	}
-	return &TLSScanResult{Result: *res, Host: t.Display(), Settings: opts}, nil
+	return runOp(ctx, c, "TLSScan", rawURL, &opts, open, scan, func(err error) error { return mapTLSError(err) })
 }
 
 // tlsTarget parses rawURL for a TLS scan: its host, and its port or

@@ -25,8 +25,8 @@ const (
 // target, with the options set in opts (an options struct, read only
 // when the span records), and returns ctx with it; end records the error
 // the operation returns through errp, with its code, and ends the span.
-// Every operation opens with it (the host and browser operations through
-// runHost and runPage):
+// Every operation opens with it (the host-level, HTTP-level and browser
+// operations through runOp):
 //
 //	ctx, end := c.startOp(ctx, "Up", rawURL, opts)
 //	defer end(&err)

@@ -27,10 +27,8 @@ type TTFBResult struct {
 // CodeTargetNotAllowed (the target or a redirect it follows is refused),
 // CodeUnableToConnect (not resolved, refused, timed out, or a redirect
 // loop), CodeTTFBFailed.
-func (c *Client) TTFB(ctx context.Context, rawURL string, opts TTFBOptions) (_ *TTFBResult, err error) {
-	ctx, end := c.startOp(ctx, "TTFB", rawURL, opts)
-	defer end(&err)
-	return runHTTP(ctx, c, rawURL, &opts, &opts.RequestOptions, httpOp{failed: CodeTTFBFailed}, func(ctx context.Context, r *httpRequest) (*TTFBResult, error) {
+func (c *Client) TTFB(ctx context.Context, rawURL string, opts TTFBOptions) (*TTFBResult, error) {
+	return runHTTP(ctx, c, rawURL, &opts, &opts.RequestOptions, httpOp{name: "TTFB", failed: CodeTTFBFailed}, func(ctx context.Context, r *httpRequest) (*TTFBResult, error) {
 		m, err := c.measure(ctx, r.target.URL, r.proxy, httpprobe.MeasureOptions{Follow: r.info.Settings.FollowRedirect.Bool(), SkipBody: true})
 		if err != nil {
 			return nil, err

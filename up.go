@@ -34,10 +34,8 @@ type UpResult struct {
 // redirect it follows is refused), CodeTooManyRedirects (a loop or more
 // than 10), CodeSiteStatusFailed (also when the proxy for ProxyCountry
 // could not be used).
-func (c *Client) Up(ctx context.Context, rawURL string, opts UpOptions) (_ *UpResult, err error) {
-	ctx, end := c.startOp(ctx, "Up", rawURL, opts)
-	defer end(&err)
-	op := httpOp{failed: CodeSiteStatusFailed, redirectCode: true}
+func (c *Client) Up(ctx context.Context, rawURL string, opts UpOptions) (*UpResult, error) {
+	op := httpOp{name: "Up", failed: CodeSiteStatusFailed, redirectCode: true}
 	return runHTTP(ctx, c, rawURL, &opts, &opts.RequestOptions, op, func(ctx context.Context, r *httpRequest) (*UpResult, error) {
 		client := c.client(r)
 		defer client.CloseIdleConnections()
@@ -85,10 +83,8 @@ type RedirectCheckResult struct {
 // CodeTargetNotAllowed (a hop to a refused address; nothing is sent
 // there), CodeTooManyRedirects (a loop or more than 10),
 // CodeUnableToConnect (a hop got no response), CodeRedirectCheckFailed.
-func (c *Client) RedirectCheck(ctx context.Context, rawURL string, opts RedirectCheckOptions) (_ *RedirectCheckResult, err error) {
-	ctx, end := c.startOp(ctx, "RedirectCheck", rawURL, opts)
-	defer end(&err)
-	op := httpOp{failed: CodeRedirectCheckFailed, redirectCode: true}
+func (c *Client) RedirectCheck(ctx context.Context, rawURL string, opts RedirectCheckOptions) (*RedirectCheckResult, error) {
+	op := httpOp{name: "RedirectCheck", failed: CodeRedirectCheckFailed, redirectCode: true}
 	req := RequestOptions{FollowRedirect: On, ProxyCountry: opts.ProxyCountry}
 	return runHTTP(ctx, c, rawURL, &opts, &req, op, func(ctx context.Context, r *httpRequest) (*RedirectCheckResult, error) {
 		newClient, closeClient := c.recordingClient(r.proxy)

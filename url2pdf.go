@@ -64,7 +64,10 @@ type URL2PDFResult struct {
 func (c *Client) URL2PDF(ctx context.Context, rawURL string, opts URL2PDFOptions) (_ *URL2PDFResult, err error) {
 	ctx, end := c.startOp(ctx, "URL2PDF", rawURL, opts)
 	defer end(&err)
-	p, err := openPage(c, rawURL, &opts, &opts.PageOptions)
+	if err := c.resolve(&opts); err != nil {
+		return nil, err
+	}
+	p, err := c.newPage(rawURL, &opts.PageOptions, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@
 package blobstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -31,6 +32,7 @@ import (
 	"gocloud.dev/gcerrors"
 
 	"github.com/sitediag/sitediag/artifact"
+	"github.com/sitediag/sitediag/internal/defaults"
 	"github.com/sitediag/sitediag/internal/sweep"
 )
 
@@ -114,12 +116,8 @@ func New(bucket *blob.Bucket, opts Options) *Store {
 
 // newStore is New with the prefix used when opts has none.
 func newStore(bucket *blob.Bucket, opts Options, prefix string) *Store {
-	if opts.TTL <= 0 {
-		opts.TTL = artifact.DefaultTTL
-	}
-	if opts.Prefix == "" {
-		opts.Prefix = prefix
-	}
+	opts.TTL = defaults.Positive(opts.TTL, artifact.DefaultTTL)
+	opts.Prefix = cmp.Or(opts.Prefix, prefix)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}

@@ -7,12 +7,11 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strings"
 	"testing"
 
-	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/httpapi"
+	"github.com/sitediag/sitediag/internal/apitest"
 	"github.com/sitediag/sitediag/internal/openapicheck"
 )
 
@@ -25,13 +24,8 @@ func TestMountedWithoutPublicURLOrStore(t *testing.T) {
 		io.WriteString(w, `<!doctype html><title>Mounted</title><meta name="description" content="a page">`)
 	}))
 	defer site.Close()
-	client, err := sitediag.New(sitediag.Config{AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
 	mux := http.NewServeMux()
-	mux.Handle("/diag/", http.StripPrefix("/diag", openapicheck.Wrap(t, httpapi.New(client, httpapi.Options{
+	mux.Handle("/diag/", http.StripPrefix("/diag", openapicheck.Wrap(t, httpapi.New(apitest.LoopbackClient(t), httpapi.Options{
 		APIKeys: []string{"k"}, RateLimit: -1, Logger: slog.New(slog.DiscardHandler),
 	}))))
 	srv := httptest.NewServer(mux)

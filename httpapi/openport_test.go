@@ -135,10 +135,7 @@ func TestOpenPortErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			resp := api.Post(t, "/openport", tt.body)
-			resp.WantError(t, tt.status, tt.code)
-			if d, _ := resp.Envelope["details"].(string); !strings.Contains(d, tt.details) {
-				t.Errorf("details %q do not mention %q", d, tt.details)
-			}
+			resp.WantErrorDetails(t, tt.status, tt.code, tt.details)
 		})
 	}
 }

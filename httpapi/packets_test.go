@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/sitediag/sitediag"
@@ -220,10 +219,7 @@ func TestPingAndMTRErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.path+" "+string(tt.code)+" "+tt.details, func(t *testing.T) {
 			resp := api.Post(t, tt.path, tt.body)
-			resp.WantError(t, tt.status, tt.code)
-			if d, _ := resp.Envelope["details"].(string); !strings.Contains(d, tt.details) {
-				t.Errorf("details %q do not mention %q", d, tt.details)
-			}
+			resp.WantErrorDetails(t, tt.status, tt.code, tt.details)
 		})
 	}
 }

@@ -209,19 +209,11 @@ type metaScrapeMeta struct {
 }
 
 func (h *Handler) metaScrape(ctx context.Context, res *sitediag.MetaScrapeResult, test testRecord) (*response, error) {
-	var data any = res.Metadata
-	ext := "json"
-	if res.Settings.Format == "markdown" {
-		data, ext = res.Markdown, "md"
-	}
-	if res.Settings.FileOutput.Bool() {
-		var err error
-		if data, err = h.storeValue(ctx, ext, data); err != nil {
-			return nil, err
-		}
-	}
 	meta := metaScrapeMeta{PageVisit: res.PageVisit, MetaScrapeOptions: res.Settings, Test: test}
-	return &response{Message: pageMessage(res.PageVisit), Meta: meta, Data: data}, nil
+	if res.Settings.Format == "markdown" {
+		return h.pageData(ctx, res.PageVisit, meta, res.Settings.FileOutput.Bool(), "md", res.Markdown)
+	}
+	return h.pageData(ctx, res.PageVisit, meta, res.Settings.FileOutput.Bool(), "json", res.Metadata)
 }
 
 type webScrapeMeta struct {
@@ -233,19 +225,25 @@ type webScrapeMeta struct {
 
 func (h *Handler) webScrape(ctx context.Context, res *sitediag.WebScrapeResult, test testRecord) (*response, error) {
 	formats := res.Settings.Format
-	var data any = res.Content
-	ext := "json"
+	meta := webScrapeMeta{PageVisit: res.PageVisit, WebScrapeOptions: res.Settings, WaitForFound: res.WaitForFound, Test: test}
 	if len(formats) == 1 {
-		data, ext = res.Content[formats[0]], formats[0].Ext()
+		return h.pageData(ctx, res.PageVisit, meta, res.Settings.FileOutput.Bool(), formats[0].Ext(), res.Content[formats[0]])
 	}
-	if res.Settings.FileOutput.Bool() {
-		var err error
-		if data, err = h.storeValue(ctx, ext, data); err != nil {
+	return h.pageData(ctx, res.PageVisit, meta, res.Settings.FileOutput.Bool(), "json", res.Content)
+}
+
+// pageData is the response of a page operation whose data is v: v
+// itself, or with fileOutput the link to v stored as an artifact with
+// extension ext.
+func (h *Handler) pageData(ctx context.Context, visit sitediag.PageVisit, meta any, fileOutput bool, ext string, v any) (*response, error) {
+	if fileOutput {
+		link, err := h.storeValue(ctx, ext, v)
+		if err != nil {
 			return nil, err
 		}
+		v = link
 	}
-	meta := webScrapeMeta{PageVisit: res.PageVisit, WebScrapeOptions: res.Settings, WaitForFound: res.WaitForFound, Test: test}
-	return &response{Message: pageMessage(res.PageVisit), Meta: meta, Data: data}, nil
+	return &response{Message: pageMessage(visit), Meta: meta, Data: v}, nil
 }
 
 // storeValue stores v as an artifact with extension ext: a string as it

@@ -59,10 +59,7 @@ func TestTargetThatDoesNotExistIsNeverA5xx(t *testing.T) {
 				}
 				return
 			}
-			resp.WantError(t, r.status, r.code)
-			if d, _ := resp.Envelope["details"].(string); !strings.Contains(d, r.details) {
-				t.Errorf("details %q, want it to contain %q", d, r.details)
-			}
+			resp.WantErrorDetails(t, r.status, r.code, r.details)
 		})
 	}
 }

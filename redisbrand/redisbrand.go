@@ -10,6 +10,7 @@
 package redisbrand
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/internal/defaults"
 )
 
 // DefaultPrefix starts every key the cache writes when Options.Prefix is
@@ -51,12 +53,8 @@ type Cache struct {
 
 // New returns a cache on rdb.
 func New(rdb client, opts Options) *Cache {
-	if opts.TTL <= 0 {
-		opts.TTL = sitediag.DefaultBrandCacheTTL
-	}
-	if opts.Prefix == "" {
-		opts.Prefix = DefaultPrefix
-	}
+	opts.TTL = defaults.Positive(opts.TTL, sitediag.DefaultBrandCacheTTL)
+	opts.Prefix = cmp.Or(opts.Prefix, DefaultPrefix)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}

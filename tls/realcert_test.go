@@ -15,10 +15,9 @@ import (
 // TLS_AES_128_CCM_SHA256 or CCM_8, whose chain of two is valid
 // (testssl: "Chain of trust ok", openssl s_client verify 0).
 func TestRealUnusualCertificates(t *testing.T) {
-	openssl := needTool(t, "openssl", "openssl")
-	f := validPKI(t)
+	f := needOpenSSL(t)
 	pssKey, pssCert := filepath.Join(f.dir, "pss-key.pem"), filepath.Join(f.dir, "pss.pem")
-	out, err := exec.Command(openssl, "req", "-x509", "-newkey", "rsa-pss", "-pkeyopt", "rsa_keygen_bits:2048", "-nodes",
+	out, err := exec.Command(f.openssl, "req", "-x509", "-newkey", "rsa-pss", "-pkeyopt", "rsa_keygen_bits:2048", "-nodes",
 		"-keyout", pssKey, "-out", pssCert, "-subj", "/CN=real.test", "-addext", "subjectAltName=DNS:real.test", "-days", "3650").CombinedOutput()
 	if err != nil {
 		t.Fatalf("openssl req: %v: %s", err, out)
@@ -42,7 +41,7 @@ func TestRealUnusualCertificates(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := scanRealServer(t, func(port int) []string {
-				return append([]string{openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-www", "-quiet"}, tt.args...)
+				return append([]string{f.openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-www", "-quiet"}, tt.args...)
 			}, f.rootPool)
 			c := res.Certificate
 			t.Logf("keyType %s %d, chain %d, trusted %v %v, notRead %q, tls13 %v", c.KeyType, c.KeyBits, c.Chain.Length, c.Trusted,
@@ -64,8 +63,7 @@ func TestRealUnusualCertificates(t *testing.T) {
 // Authentication: optional / required"; openssl s_client prints
 // "Acceptable client certificate CA names: /CN=Real Root".
 func TestRealClientCertificate(t *testing.T) {
-	openssl := needTool(t, "openssl", "openssl")
-	f := validPKI(t)
+	f := needOpenSSL(t)
 	tests := []struct {
 		name                string
 		args                []string
@@ -81,8 +79,7 @@ func TestRealClientCertificate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := scanRealServer(t, func(port int) []string {
-				return append([]string{openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-www", "-quiet",
-					"-cert", f.leaf, "-key", f.key, "-cert_chain", f.inter, "-CAfile", f.root}, tt.args...)
+				return f.sServer(port, append([]string{"-CAfile", f.root}, tt.args...)...)
 			}, f.rootPool)
 			t.Logf("requested %s, required %s, CA names %q; certificate %s trusted %v", orNull(res.ClientCertificateRequested),
 				orNull(res.ClientCertificateRequired), res.ClientCertificateCANames, res.Certificate.CommonName, res.Certificate.Trusted)
@@ -111,11 +108,9 @@ func orNullString(s *string) string {
 // (testssl reads it with its own OpenSSL; ours says what it could not
 // do rather than judge a certificate it did not see).
 func TestRealCertificateNotRead(t *testing.T) {
-	openssl := needTool(t, "openssl", "openssl")
-	f := validPKI(t)
+	f := needOpenSSL(t)
 	res := scanRealServer(t, func(port int) []string {
-		return []string{openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-www", "-quiet",
-			"-cert", f.leaf, "-key", f.key, "-cert_chain", f.inter, "-tls1_3", "-groups", "ffdhe2048"}
+		return f.sServer(port, "-tls1_3", "-groups", "ffdhe2048")
 	}, f.rootPool)
 	c := res.Certificate
 	t.Logf("authorizationError %s, notRead %q", orNullString(c.AuthorizationError), c.NotRead)

@@ -39,10 +39,7 @@ func orNull(b *bool) string {
 // (sslscan or openssl s_client where testssl could not judge);
 // bench/tlsscan.sh prints testssl's and sslscan's verdicts live.
 func TestRealChecks(t *testing.T) {
-	openssl := needTool(t, "openssl", "openssl")
-	gnutls := needTool(t, "gnutls-serv", "gnutls-bin")
-	f := validPKI(t)
-	sServer := f.sServer(openssl)
+	f := needRealServers(t)
 	tests := []struct {
 		name   string
 		server func(port int) []string
@@ -51,21 +48,21 @@ func TestRealChecks(t *testing.T) {
 	}{
 		{
 			name:   "openssl defaults (TLS 1.2, 1.3)",
-			server: func(port int) []string { return sServer(port) },
+			server: func(port int) []string { return f.sServer(port) },
 			want:   "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=false fallbackScsv=true sessionId=true ticket=true",
 			peer: "testssl: Heartbleed not vulnerable, no heartbeat extension; ROBOT not vulnerable; Secure Client-Initiated Renegotiation " +
 				"not vulnerable; TLS_FALLBACK_SCSV no fallback possible, no protocol below TLS 1.2 offered; resumption tickets yes, ID yes",
 		},
 		{
 			name:   "openssl -client_renegotiation",
-			server: func(port int) []string { return sServer(port, "-client_renegotiation") },
+			server: func(port int) []string { return f.sServer(port, "-client_renegotiation") },
 			want:   "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=true fallbackScsv=true sessionId=true ticket=true",
 			peer:   "testssl: Secure Client-Initiated Renegotiation VULNERABLE (NOT ok), potential DoS threat",
 		},
 		{
 			name: "openssl -client_renegotiation, TLS 1.2 ChaCha20-Poly1305 only",
 			server: func(port int) []string {
-				return sServer(port, "-client_renegotiation", "-tls1_2", "-cipher", "ECDHE-RSA-CHACHA20-POLY1305")
+				return f.sServer(port, "-client_renegotiation", "-tls1_2", "-cipher", "ECDHE-RSA-CHACHA20-POLY1305")
 			},
 			want: "heartbeat=false heartbleed=false rsaKeyTransport=false robot=false clientRenegotiation=true fallbackScsv=null sessionId=true ticket=true",
 			peer: "testssl: Secure Client-Initiated Renegotiation VULNERABLE (NOT ok), potential DoS threat",
@@ -73,7 +70,7 @@ func TestRealChecks(t *testing.T) {
 		{
 			name: "openssl -client_renegotiation, TLS 1.0 AES-CBC only (no AES-GCM, as the NSS server of the issue)",
 			server: func(port int) []string {
-				return sServer(port, "-client_renegotiation", "-tls1", "-cipher", "ECDHE-RSA-AES128-SHA:AES256-SHA:@SECLEVEL=0")
+				return f.sServer(port, "-client_renegotiation", "-tls1", "-cipher", "ECDHE-RSA-AES128-SHA:AES256-SHA:@SECLEVEL=0")
 			},
 			want: "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=true fallbackScsv=null sessionId=true ticket=true",
 			peer: "testssl: Secure Client-Initiated Renegotiation VULNERABLE (NOT ok), potential DoS threat",
@@ -81,27 +78,27 @@ func TestRealChecks(t *testing.T) {
 		{
 			name: "openssl TLS 1.0–1.2, RSA key transport only, no tickets",
 			server: func(port int) []string {
-				return sServer(port, "-no_tls1_3", "-cipher", "AES128-SHA:AES256-GCM-SHA384:@SECLEVEL=0", "-no_ticket")
+				return f.sServer(port, "-no_tls1_3", "-cipher", "AES128-SHA:AES256-GCM-SHA384:@SECLEVEL=0", "-no_ticket")
 			},
 			want: "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=false fallbackScsv=true sessionId=true ticket=false",
 			peer: "testssl: ROBOT not vulnerable; TLS_FALLBACK_SCSV supported; resumption tickets no, ID yes",
 		},
 		{
 			name:   "openssl without session cache or tickets",
-			server: func(port int) []string { return sServer(port, "-no_ticket", "-no_cache") },
+			server: func(port int) []string { return f.sServer(port, "-no_ticket", "-no_cache") },
 			want:   "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=false fallbackScsv=true sessionId=false ticket=false",
 			peer:   "testssl: resumption tickets no, ID no",
 		},
 		{
 			name:   "openssl TLS 1.2 only",
-			server: func(port int) []string { return sServer(port, "-tls1_2") },
+			server: func(port int) []string { return f.sServer(port, "-tls1_2") },
 			want:   "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=false fallbackScsv=null sessionId=true ticket=true",
 			peer:   "testssl: TLS_FALLBACK_SCSV no fallback possible, no protocol below TLS 1.2 offered; resumption tickets yes, ID yes",
 		},
 		{
 			name: "gnutls --heartbeat",
 			server: func(port int) []string {
-				return []string{gnutls, "--port", strconv.Itoa(port), "--x509certfile", f.leaf, "--x509keyfile", f.key, "--quiet", "--heartbeat"}
+				return f.gnutlsServ(port, "--heartbeat")
 			},
 			want: "heartbeat=true heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=true fallbackScsv=true sessionId=true ticket=true",
 			peer: "testssl: Heartbleed not vulnerable; ROBOT not vulnerable; Secure Client-Initiated Renegotiation VULNERABLE, potential " +
@@ -112,8 +109,7 @@ func TestRealChecks(t *testing.T) {
 		{
 			name: "gnutls without RFC 5746 (insecure renegotiation)",
 			server: func(port int) []string {
-				return []string{gnutls, "--port", strconv.Itoa(port), "--x509certfile", f.leaf, "--x509keyfile", f.key, "--quiet",
-					"--priority", "NORMAL:%DISABLE_SAFE_RENEGOTIATION"}
+				return f.gnutlsServ(port, "--priority", "NORMAL:%DISABLE_SAFE_RENEGOTIATION")
 			},
 			want: "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=true fallbackScsv=true sessionId=true ticket=true",
 			peer: "sslscan: Insecure session renegotiation supported",

@@ -14,11 +14,9 @@ import (
 // and testssl list the same five: "Elliptic curves offered: prime256v1
 // secp384r1 secp521r1 X25519 X448".
 func TestRealLegacyCurves(t *testing.T) {
-	openssl := needTool(t, "openssl", "openssl")
-	f := validPKI(t)
+	f := needOpenSSL(t)
 	res := scanRealServer(t, func(port int) []string {
-		return []string{openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-www", "-quiet", "-serverpref",
-			"-cert", f.leaf, "-key", f.key, "-cert_chain", f.inter, "-groups", "P-384:P-256:X25519:X448:P-521"}
+		return f.sServer(port, "-serverpref", "-groups", "P-384:P-256:X25519:X448:P-521")
 	}, f.rootPool)
 	names := func(gs []Group) string {
 		var out []string
@@ -42,8 +40,7 @@ func TestRealLegacyCurves(t *testing.T) {
 // "Chain of trust ... ordering problem"; openssl s_client still
 // verifies it, 0 (ok)).
 func TestRealChainOrder(t *testing.T) {
-	openssl := needTool(t, "openssl", "openssl")
-	f := validPKI(t)
+	f := needOpenSSL(t)
 	root, _ := os.ReadFile(f.root)
 	inter, _ := os.ReadFile(f.inter)
 	swapped := filepath.Join(f.dir, "swapped.pem")
@@ -51,7 +48,7 @@ func TestRealChainOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := scanRealServer(t, func(port int) []string {
-		return []string{openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-www", "-quiet",
+		return []string{f.openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-www", "-quiet",
 			"-cert", f.leaf, "-key", f.key, "-cert_chain", swapped}
 	}, f.rootPool)
 	c := res.Certificate.Chain

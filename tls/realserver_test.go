@@ -66,14 +66,20 @@ func startServer(t *testing.T, port int, name string, args ...string) string {
 	return ""
 }
 
+// startOnFreePort starts the server that server's arguments (given a
+// free port) describe, and returns its address.
+func startOnFreePort(t *testing.T, server func(port int) []string) string {
+	t.Helper()
+	port := int(porttest.Closed(t))
+	args := server(port)
+	return startServer(t, port, args[0], args[1:]...)
+}
+
 // scanRealServer starts the server that server's arguments (given a
 // free port) describe, and scans it as real.test.
 func scanRealServer(t *testing.T, server func(port int) []string, roots *x509.CertPool) *Result {
 	t.Helper()
-	port := int(porttest.Closed(t))
-	args := server(port)
-	addr := startServer(t, port, args[0], args[1:]...)
-	res, err := scanAt(t, addr, "real.test", roots)
+	res, err := scanAt(t, startOnFreePort(t, server), "real.test", roots)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,13 +143,46 @@ func writePKI(t *testing.T, leafFrom, leafTo, interFrom time.Time) pkiFiles {
 	return f
 }
 
-// sServer returns the arguments of an s_server serving f's leaf and
+// realServers start OpenSSL's s_server and GnuTLS's gnutls-serv on
+// validPKI's hierarchy.
+type realServers struct {
+	pkiFiles
+	openssl, gnutls string
+}
+
+// needOpenSSL finds openssl, or skips (fails in CI), and writes the
+// hierarchy it serves; gnutls is left empty.
+func needOpenSSL(t *testing.T) realServers {
+	t.Helper()
+	return realServers{openssl: needTool(t, "openssl", "openssl"), pkiFiles: validPKI(t)}
+}
+
+// needRealServers is needOpenSSL that finds gnutls-serv too.
+func needRealServers(t *testing.T) realServers {
+	t.Helper()
+	s := needOpenSSL(t)
+	s.gnutls = needTool(t, "gnutls-serv", "gnutls-bin")
+	return s
+}
+
+// sServer returns the arguments of an s_server serving the leaf and
 // intermediate on port, with args added.
-func (f pkiFiles) sServer(openssl string) func(port int, args ...string) []string {
-	return func(port int, args ...string) []string {
-		return append([]string{openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
-			"-cert_chain", f.inter, "-www", "-quiet"}, args...)
-	}
+func (s realServers) sServer(port int, args ...string) []string {
+	return append([]string{s.openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-cert", s.leaf, "-key", s.key,
+		"-cert_chain", s.inter, "-www", "-quiet"}, args...)
+}
+
+// startSServer starts sServer's s_server, with args added, on a free
+// port until the test ends, and returns its address.
+func (s realServers) startSServer(t *testing.T, args ...string) string {
+	t.Helper()
+	return startOnFreePort(t, func(port int) []string { return s.sServer(port, args...) })
+}
+
+// gnutlsServ returns the arguments of a gnutls-serv serving the leaf
+// alone (no intermediate) on port, with args added.
+func (s realServers) gnutlsServ(port int, args ...string) []string {
+	return append([]string{s.gnutls, "--port", strconv.Itoa(port), "--x509certfile", s.leaf, "--x509keyfile", s.key, "--quiet"}, args...)
 }
 
 func mustCert(t *testing.T, tmpl, parent *x509.Certificate, pub, priv any) []byte {
@@ -250,9 +289,7 @@ func oakleyGroup2(t *testing.T, dir string) string {
 // Logjam as testssl judges it, ECDHE curves by their IANA names, and
 // forwardSecrecy on a DHE-only server crypto/tls cannot handshake with.
 func TestRealKeyExchangeGroups(t *testing.T) {
-	openssl := needTool(t, "openssl", "openssl")
-	gnutls := needTool(t, "gnutls-serv", "gnutls-bin")
-	f := validPKI(t)
+	f := needRealServers(t)
 	tests := []struct {
 		name     string
 		server   func(port int) []string
@@ -265,9 +302,8 @@ func TestRealKeyExchangeGroups(t *testing.T) {
 		{
 			name: "openssl DHE-only with Oakley group 2",
 			server: func(port int) []string {
-				return []string{openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
-					"-cert_chain", f.inter, "-dhparam", oakleyGroup2(t, f.dir), "-no_tls1_3",
-					"-cipher", "DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384:@SECLEVEL=0", "-www", "-quiet"}
+				return f.sServer(port, "-dhparam", oakleyGroup2(t, f.dir), "-no_tls1_3",
+					"-cipher", "DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384:@SECLEVEL=0")
 			},
 			protocol: func(r *Result) ProtocolSuites { return r.CipherSuites.TLS12 },
 			want:     []string{"DH/1024/RFC 2409 Oakley group 2"},
@@ -278,8 +314,7 @@ func TestRealKeyExchangeGroups(t *testing.T) {
 		{
 			name: "gnutls P-384 only, ffdhe3072",
 			server: func(port int) []string {
-				return []string{gnutls, "--port", strconv.Itoa(port), "--x509certfile", f.leaf, "--x509keyfile", f.key,
-					"--priority", "NORMAL:-VERS-TLS1.3:-CURVE-ALL:+CURVE-SECP384R1:+GROUP-FFDHE3072:+DHE-RSA", "--quiet"}
+				return f.gnutlsServ(port, "--priority", "NORMAL:-VERS-TLS1.3:-CURVE-ALL:+CURVE-SECP384R1:+GROUP-FFDHE3072:+DHE-RSA")
 			},
 			protocol: func(r *Result) ProtocolSuites { return r.CipherSuites.TLS12 },
 			want:     []string{"ffdhe3072/3072/RFC 7919 ffdhe3072", "P-384/384/"}, // gnutls prefers its DHE suites
@@ -289,7 +324,7 @@ func TestRealKeyExchangeGroups(t *testing.T) {
 		{
 			name: "openssl TLS 1.3 with X25519",
 			server: func(port int) []string {
-				return []string{openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
+				return []string{f.openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
 					"-tls1_3", "-groups", "X25519", "-www", "-quiet"}
 			},
 			protocol: func(r *Result) ProtocolSuites { return r.CipherSuites.TLS13 },
@@ -300,7 +335,7 @@ func TestRealKeyExchangeGroups(t *testing.T) {
 		{
 			name: "openssl TLS 1.3 groups P-384, X25519, ffdhe2048",
 			server: func(port int) []string {
-				return []string{openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
+				return []string{f.openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
 					"-tls1_3", "-groups", "P-384:X25519:ffdhe2048", "-www", "-quiet"}
 			},
 			protocol: func(r *Result) ProtocolSuites { return r.CipherSuites.TLS13 },
@@ -346,8 +381,7 @@ func TestRealKeyExchangeGroups(t *testing.T) {
 // (-serverpref). sslscan reports "Server preferred order: n/a" for one
 // suite; testssl "Has server cipher order? no (NOT ok)" / "yes (OK)".
 func TestRealPreference(t *testing.T) {
-	openssl := needTool(t, "openssl", "openssl")
-	f := validPKI(t)
+	f := needOpenSSL(t)
 	tests := []struct {
 		name string
 		args []string
@@ -363,7 +397,7 @@ func TestRealPreference(t *testing.T) {
 			port := int(porttest.Closed(t))
 			args := append([]string{"s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
 				"-no_tls1_3", "-no_tls1_1", "-no_tls1", "-www", "-quiet"}, tt.args...)
-			addr := startServer(t, port, openssl, args...)
+			addr := startServer(t, port, f.openssl, args...)
 			res, err := scanAt(t, addr, "real.test", f.rootPool)
 			if err != nil {
 				t.Fatal(err)

@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"context"
 	"net"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/sitediag/sitediag/internal/porttest"
 )
 
 // openCounter counts a scan's open connections and notes, for the one
@@ -67,11 +64,8 @@ func (cc *countedConn) Close() error {
 // that second, which made eleven of the bench's configurations take
 // 1.1 s. The renegotiation probe now runs when no other probe is open.
 func TestRenegotiationProbeRunsAlone(t *testing.T) {
-	openssl := needTool(t, "openssl", "openssl")
-	f := validPKI(t)
-	port := int(porttest.Closed(t))
-	addr := startServer(t, port, openssl, "s_server", "-accept", "127.0.0.1:"+strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
-		"-cert_chain", f.inter, "-www", "-quiet")
+	f := needOpenSSL(t)
+	addr := f.startSServer(t)
 	counter := &openCounter{}
 	dial := func(ctx context.Context, network, address string) (net.Conn, error) {
 		conn, err := dialer(addr)(ctx, network, address)

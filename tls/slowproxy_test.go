@@ -6,13 +6,10 @@ import (
 	"io"
 	"net"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/sitediag/sitediag/internal/porttest"
 )
 
 // delayingProxy connects every connection to upstream at once and
@@ -77,8 +74,7 @@ func delayingProxy(t *testing.T, upstream string, delay time.Duration, serial bo
 // what it did not finish; a suite list or an order is never reported
 // from probes that did not answer.
 func TestSlowServerNeverSilentlyPartial(t *testing.T) {
-	openssl := needTool(t, "openssl", "openssl")
-	f := validPKI(t)
+	f := needOpenSSL(t)
 	suites := "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-SHA:ECDHE-RSA-AES128-SHA"
 	want := []string{"TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
 		"TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA"}
@@ -86,9 +82,8 @@ func TestSlowServerNeverSilentlyPartial(t *testing.T) {
 		for _, timeout := range []time.Duration{delay - time.Second, delay + time.Second} {
 			t.Run(delay.String()+"/probeTimeout "+timeout.String(), func(t *testing.T) {
 				t.Parallel()
-				port := int(porttest.Closed(t)) // a server of its own: s_server serves one connection at a time
-				addr := startServer(t, port, openssl, "s_server", "-accept", "127.0.0.1:"+strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
-					"-cert_chain", f.inter, "-tls1_2", "-serverpref", "-cipher", suites, "-www", "-quiet")
+				// a server of its own: s_server serves one connection at a time
+				addr := f.startSServer(t, "-tls1_2", "-serverpref", "-cipher", suites)
 				proxy := delayingProxy(t, addr, delay, false)
 				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 				defer cancel()
@@ -134,12 +129,9 @@ func TestSlowServerNeverSilentlyPartial(t *testing.T) {
 // issue 26, the timed-out probes read as refusals: 1 or 2 suites,
 // preference unknown, partial false.)
 func TestSerialSlowFrontNeverSilentlyPartial(t *testing.T) {
-	openssl := needTool(t, "openssl", "openssl")
-	f := validPKI(t)
-	port := int(porttest.Closed(t))
-	addr := startServer(t, port, openssl, "s_server", "-accept", "127.0.0.1:"+strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
-		"-cert_chain", f.inter, "-tls1_2", "-serverpref", "-cipher",
-		"ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-SHA:ECDHE-RSA-AES128-SHA", "-www", "-quiet")
+	f := needOpenSSL(t)
+	addr := f.startSServer(t, "-tls1_2", "-serverpref", "-cipher",
+		"ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-SHA:ECDHE-RSA-AES128-SHA")
 	proxy := delayingProxy(t, addr, 2*time.Second, true)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()

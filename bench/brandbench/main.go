@@ -22,7 +22,6 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"net/url"
 	"os"
 	"os/exec"
@@ -33,6 +32,7 @@ import (
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/bench/benchrow"
+	"github.com/sitediag/sitediag/bench/internal/benchenv"
 	"github.com/sitediag/sitediag/bench/internal/benchstat"
 	"github.com/sitediag/sitediag/brand"
 	"github.com/sitediag/sitediag/browser"
@@ -63,25 +63,17 @@ func main() {
 	if flag.NArg() != 1 {
 		log.Fatal("usage: brandbench [-sites a,b] DEMBRANDT_JS")
 	}
-	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
-	c, err := sitediag.New(sitediag.Config{AllowNetworks: loopback})
-	if err != nil {
-		log.Fatal(err)
-	}
+	c := benchenv.Client(sitediag.Config{})
 	defer c.Close()
 
 	// dembrandt's Chromium: ours, launched with sitediag's flags, its
 	// proxy a filtering proxy that allows loopback only.
-	chrome, err := browser.Find(os.Getenv("SITEDIAG_CHROME_PATH"))
-	if err != nil {
-		log.Fatal(err)
-	}
-	proxy, err := guardnet.Network(guard.New(&dns.Resolver{}, guard.NewPolicy(loopback))).ListenProxy(netx.ProxyOptions{})
+	proxy, err := guardnet.Network(guard.New(&dns.Resolver{}, guard.NewPolicy(benchenv.Loopback()))).ListenProxy(netx.ProxyOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer proxy.Close()
-	proc, err := browser.Launch(context.Background(), browser.LaunchOptions{Path: chrome, ProxyURL: proxy.URL()})
+	proc, err := browser.Launch(context.Background(), browser.LaunchOptions{Path: benchenv.Chromium(), ProxyURL: proxy.URL()})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -29,7 +29,6 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"os"
 	"os/exec"
@@ -40,6 +39,7 @@ import (
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/bench/benchrow"
+	"github.com/sitediag/sitediag/bench/internal/benchenv"
 	"github.com/sitediag/sitediag/bench/internal/benchstat"
 )
 
@@ -86,10 +86,7 @@ func main() {
 	}))
 	base := "http://" + ln.Addr().String()
 
-	c, err := sitediag.New(sitediag.Config{AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
-	if err != nil {
-		log.Fatal(err)
-	}
+	c := benchenv.Client(sitediag.Config{})
 	defer c.Close()
 	ctx := context.Background()
 	ours := map[string]map[string]string{}

@@ -21,13 +21,13 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"net/netip"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/bench/internal/benchenv"
 )
 
 // pageLinks is the size of the link page.
@@ -99,10 +99,7 @@ func serve() {
 }
 
 func run(cmd string, n int, target string) {
-	c, err := sitediag.New(sitediag.Config{AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
-	if err != nil {
-		log.Fatal(err)
-	}
+	c := benchenv.Client(sitediag.Config{})
 	defer c.Close()
 	ctx := context.Background()
 	for range n {

@@ -19,7 +19,6 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,8 +27,8 @@ import (
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/bench/benchrow"
+	"github.com/sitediag/sitediag/bench/internal/benchenv"
 	"github.com/sitediag/sitediag/bench/internal/benchstat"
-	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/lighthouse"
 )
 
@@ -40,15 +39,9 @@ func main() {
 	flag.Parse()
 
 	// A loaded machine makes a cold start slow; the bench measures, it does not time out.
-	c, err := sitediag.New(sitediag.Config{Timeout: 5 * time.Minute, LighthouseJobTimeout: 5 * time.Minute, AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
-	if err != nil {
-		log.Fatal(err)
-	}
+	c := benchenv.Client(sitediag.Config{Timeout: 5 * time.Minute, LighthouseJobTimeout: 5 * time.Minute})
 	defer c.Close()
-	chrome, err := browser.Find(os.Getenv("SITEDIAG_CHROME_PATH"))
-	if err != nil {
-		log.Fatal(err)
-	}
+	chrome := benchenv.Chromium()
 	dir, err := lighthouse.FindDir("")
 	if err != nil {
 		log.Fatal(err)

@@ -26,7 +26,6 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,6 +35,7 @@ import (
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/bench/benchrow"
+	"github.com/sitediag/sitediag/bench/internal/benchenv"
 	"github.com/sitediag/sitediag/bench/internal/benchstat"
 )
 
@@ -70,10 +70,7 @@ func main() {
 			p.srv.Close()
 		}
 	}()
-	c, err := sitediag.New(sitediag.Config{AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
-	if err != nil {
-		log.Fatal(err)
-	}
+	c := benchenv.Client(sitediag.Config{})
 	defer c.Close()
 
 	peers := runPeers(flag.Arg(0), pages)

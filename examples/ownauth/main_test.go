@@ -5,11 +5,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strings"
 	"testing"
 
-	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/internal/apitest"
+	"github.com/sitediag/sitediag/internal/exampletest"
 )
 
 // TestOwnAuth mounts the operations in a plain ServeMux behind the
@@ -20,12 +20,7 @@ func TestOwnAuth(t *testing.T) {
 		io.WriteString(w, "<title>site</title>")
 	}))
 	defer site.Close()
-	client, err := sitediag.New(sitediag.Config{AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	app := httptest.NewServer(newMux(client, bearer("s3cret")))
+	app := httptest.NewServer(newMux(apitest.LoopbackClient(t), bearer("s3cret")))
 	defer app.Close()
 
 	up := func(auth, key string) (*http.Response, string) {
@@ -38,13 +33,7 @@ func TestOwnAuth(t *testing.T) {
 		if key != "" {
 			req.Header.Set("x-api-key", key)
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		return resp, string(body)
+		return exampletest.Do(t, req)
 	}
 
 	resp, body := up("Bearer s3cret", "")
@@ -72,14 +61,8 @@ func TestOwnAuth(t *testing.T) {
 
 	// The application's page, and the unkeyed routes, need no token.
 	for path, want := range map[string]string{"/": "application's own page", "/diag/livez": "ok"} {
-		resp, err := http.Get(app.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 || !strings.Contains(string(b), want) {
-			t.Errorf("GET %s: %d %q", path, resp.StatusCode, b)
+		if status, body := exampletest.Get(t, app.URL+path, ""); status != 200 || !strings.Contains(body, want) {
+			t.Errorf("GET %s: %d %q", path, status, body)
 		}
 	}
 	// Nothing of the default stack: no request id header.

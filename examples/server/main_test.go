@@ -49,18 +49,11 @@ func TestServerRun(t *testing.T) {
 		t.Errorf("GET %s: %d, X-Request-Id %q", page, resp.StatusCode, resp.Header.Get("X-Request-Id"))
 	}
 
-	req, _ := http.NewRequest("GET", "http://"+addr+"/health", nil)
-	req.Header.Set("x-api-key", key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	status, body := exampletest.Get(t, "http://"+addr+"/health", key)
 	var env map[string]any
-	if err := json.Unmarshal(body, &env); err != nil || resp.StatusCode != 200 || env["message"] != "API is healthy" ||
+	if err := json.Unmarshal([]byte(body), &env); err != nil || status != 200 || env["message"] != "API is healthy" ||
 		env["apiStatus"] != "success" {
-		t.Fatalf("/health: %d %s", resp.StatusCode, body)
+		t.Fatalf("/health: %d %s", status, body)
 	}
 
 	p.Cmd.Process.Signal(syscall.SIGTERM)

@@ -59,6 +59,19 @@ type Options struct {
 	HTTP httpapi.Options
 }
 
+// LoopbackClient returns a client with the default configuration but
+// for its SSRF policy, which exempts 127.0.0.1; it closes when the test
+// ends.
+func LoopbackClient(t testing.TB) *sitediag.Client {
+	t.Helper()
+	client, err := sitediag.New(sitediag.Config{AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+	if err != nil {
+		t.Fatalf("apitest: %v", err)
+	}
+	t.Cleanup(func() { client.Close() })
+	return client
+}
+
 // New starts a DNS server, a client and the handler; all stop when the
 // test ends.
 func New(t testing.TB, opts Options) *API {
@@ -172,6 +185,16 @@ func (r *Response) WantError(t testing.TB, status int, code sitediag.Code) {
 	}
 	if d, _ := r.Envelope["details"].(string); d == "" {
 		t.Errorf("error envelope has no details: %s", r.Body)
+	}
+}
+
+// WantErrorDetails is WantError that also wants the envelope's details
+// to contain details.
+func (r *Response) WantErrorDetails(t testing.TB, status int, code sitediag.Code, details string) {
+	t.Helper()
+	r.WantError(t, status, code)
+	if d, _ := r.Envelope["details"].(string); !strings.Contains(d, details) {
+		t.Errorf("details %q do not mention %q", d, details)
 	}
 }
 

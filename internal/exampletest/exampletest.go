@@ -184,6 +184,14 @@ func Get(t testing.TB, url, key string) (int, string) {
 	if key != "" {
 		req.Header.Set("x-api-key", key)
 	}
+	resp, body := Do(t, req)
+	return resp.StatusCode, body
+}
+
+// Do sends req with the default client and returns the response, its
+// body read and closed, and the body.
+func Do(t testing.TB, req *http.Request) (*http.Response, string) {
+	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -193,5 +201,5 @@ func Get(t testing.TB, url, key string) (int, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return resp.StatusCode, string(body)
+	return resp, string(body)
 }

@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sitediag/sitediag/internal/defaults"
 	"github.com/sitediag/sitediag/net/netx"
 	"golang.org/x/net/icmp"
 	"golang.org/x/net/ipv4"
@@ -144,22 +145,11 @@ func Trace(ctx context.Context, dst netip.Addr, opts Options) ([]Hop, error) {
 }
 
 func withDefaults(opts Options) Options {
-	if opts.Count <= 0 {
-		opts.Count = DefaultCount
-	}
-	if opts.MaxHops <= 0 {
-		opts.MaxHops = DefaultMaxHops
-	}
-	opts.MaxHops = min(opts.MaxHops, MaxHops)
-	if opts.Interval <= 0 {
-		opts.Interval = DefaultInterval
-	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultTimeout
-	}
-	if opts.LookupTimeout <= 0 {
-		opts.LookupTimeout = DefaultLookupTimeout
-	}
+	opts.Count = defaults.Positive(opts.Count, DefaultCount)
+	opts.MaxHops = min(defaults.Positive(opts.MaxHops, DefaultMaxHops), MaxHops)
+	opts.Interval = defaults.Positive(opts.Interval, DefaultInterval)
+	opts.Timeout = defaults.Positive(opts.Timeout, DefaultTimeout)
+	opts.LookupTimeout = defaults.Positive(opts.LookupTimeout, DefaultLookupTimeout)
 	return opts
 }
 

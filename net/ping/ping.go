@@ -23,6 +23,7 @@ import (
 	"time"
 
 	probing "github.com/prometheus-community/pro-bing"
+	"github.com/sitediag/sitediag/internal/defaults"
 	"github.com/sitediag/sitediag/net/netx"
 	"golang.org/x/net/icmp"
 )
@@ -182,15 +183,9 @@ func Ping(ctx context.Context, addr netip.Addr, opts Options) (*Result, error) {
 }
 
 func withDefaults(opts Options) Options {
-	if opts.Count <= 0 {
-		opts.Count = DefaultCount
-	}
-	if opts.Interval <= 0 {
-		opts.Interval = DefaultInterval
-	}
-	if opts.Wait <= 0 {
-		opts.Wait = DefaultWait
-	}
+	opts.Count = defaults.Positive(opts.Count, DefaultCount)
+	opts.Interval = defaults.Positive(opts.Interval, DefaultInterval)
+	opts.Wait = defaults.Positive(opts.Wait, DefaultWait)
 	return opts
 }
 
