@@ -261,9 +261,12 @@ func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Cont
 		span.AddEvent("page ready")
 		err = fn(ctx, j)
 		cancel(nil)
-		// The caller has its answer now: the page is closed in the
-		// background, and the job keeps its slot (and counts for Close)
+		// The caller has its answer now: the job's network ends here
+		// (its proxy refuses the credentials from now on, so nothing the
+		// page still runs reaches out), and the page is closed in the
+		// background, the job keeping its slot (and counting for Close)
 		// until it is.
+		j.proxy.Close()
 		release := over
 		over = nil
 		p.ending.Add(1)

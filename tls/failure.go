@@ -46,7 +46,7 @@ func classify(err error, timeout time.Duration) failure {
 		return failure{4, "not TLS: it answered HTTP", err}
 	case errors.Is(err, errMalformed):
 		return failure{3, "not TLS: it answered with bytes that are neither TLS nor SSL", err}
-	case errors.Is(err, syscall.ECONNRESET):
+	case isReset(err):
 		return failure{2, "the server reset the connection (TCP RST) without answering", err}
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return failure{2, "the server closed the connection without answering", err}
@@ -56,6 +56,12 @@ func classify(err error, timeout time.Duration) failure {
 		return failure{0, "it answered SSL 2.0 in TLS only", err}
 	}
 	return failure{0, err.Error(), err}
+}
+
+// isReset reports whether err is the peer's reset: ECONNRESET, or EPIPE
+// for a write after the reset had already arrived.
+func isReset(err error) bool {
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // connectFailure words a failed connection.

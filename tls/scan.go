@@ -34,7 +34,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/sitediag/sitediag/net/netx"
@@ -526,7 +525,8 @@ func (s *scanner) groupOrder(ctx context.Context, check string, offered []uint16
 func (s *scanner) probe(ctx context.Context, payload []byte, read func(io.Reader) (*reply, error)) (*reply, error) {
 	var rep *reply
 	err := s.withConn(ctx, func(_ context.Context, conn net.Conn) error {
-		if _, err := conn.Write(payload); err != nil {
+		if _, err := conn.Write(payload); err != nil { // reset before the hello left: an answer too
+			s.noteAnswer(classify(err, s.opts.ProbeTimeout))
 			return err
 		}
 		var err error
@@ -586,7 +586,7 @@ func (s *scanner) retriable(ctx context.Context, err error) bool {
 	switch {
 	case err == nil, ended(ctx) != nil:
 		return false
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, context.DeadlineExceeded):
+	case isReset(err), errors.Is(err, context.DeadlineExceeded):
 		return true
 	}
 	return errors.As(err, &ne) && ne.Timeout()
@@ -640,14 +640,20 @@ func ended(ctx context.Context) error {
 // connect dials and ties the connection's deadline to ctx.
 func (s *scanner) connect(ctx context.Context) (net.Conn, error) {
 	conn, err := s.dial(ctx, "tcp", s.address)
+	// A connect reset by the peer was accepted first (the reset came
+	// before the dialler looked): the server is there and resets.
+	reset := err != nil && isReset(err)
 	s.mu.Lock()
-	if err != nil {
+	if err != nil && !reset {
 		f := connectFailure(err, s.opts.ProbeTimeout)
 		s.connectErr = &f
 	} else {
 		s.connected = true
 	}
 	s.mu.Unlock()
+	if reset {
+		s.noteAnswer(classify(err, s.opts.ProbeTimeout))
+	}
 	if err != nil {
 		return nil, err
 	}
