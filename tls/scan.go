@@ -525,12 +525,10 @@ func (s *scanner) groupOrder(ctx context.Context, check string, offered []uint16
 func (s *scanner) probe(ctx context.Context, payload []byte, read func(io.Reader) (*reply, error)) (*reply, error) {
 	var rep *reply
 	err := s.withConn(ctx, func(_ context.Context, conn net.Conn) error {
-		if _, err := conn.Write(payload); err != nil { // reset before the hello left: an answer too
-			s.noteAnswer(classify(err, s.opts.ProbeTimeout))
-			return err
+		_, err := conn.Write(payload) // a reset before the hello left is an answer too
+		if err == nil {
+			rep, err = read(conn)
 		}
-		var err error
-		rep, err = read(conn)
 		if err != nil { // kept for the error when no version at all is found
 			s.noteAnswer(classify(err, s.opts.ProbeTimeout))
 		}

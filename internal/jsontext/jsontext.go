@@ -34,7 +34,8 @@ func Members(b []byte, buf []Member) ([]Member, bool) {
 	for t.peek() != '}' {
 		start := t.i
 		name := t.name()
-		value := t.peekAt()
+		t.peek()
+		value := t.i
 		t.skipValue()
 		buf = append(buf, Member{Name: name, Text: b[start:t.i], Value: b[value:t.i]})
 		if !t.next() {
@@ -61,12 +62,6 @@ func DuplicateMember(body []byte) string {
 type text struct {
 	b []byte
 	i int
-}
-
-// peekAt skips white space and returns the cursor.
-func (t *text) peekAt() int {
-	t.peek()
-	return t.i
 }
 
 // peek skips white space and returns the byte at the cursor, 0 at the
