@@ -4,6 +4,7 @@ package portscan
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"net"
 	"net/netip"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/internal/porttest"
+	"github.com/sitediag/sitediag/internal/testenv"
 	"github.com/sitediag/sitediag/net/guard"
 	"github.com/sitediag/sitediag/net/netx"
 	"golang.org/x/sys/unix"
@@ -94,9 +96,7 @@ func TestScanOpenClosedFiltered(t *testing.T) {
 func TestScanIPv6Loopback(t *testing.T) {
 	v6 := netip.IPv6Loopback()
 	ln, err := net.Listen("tcp", "[::1]:0")
-	if err != nil {
-		t.Skipf("no IPv6 loopback here: %v", err)
-	}
+	testenv.Need(t, err == nil, fmt.Sprintf("no IPv6 loopback here: %v", err))
 	defer ln.Close()
 	closed, err := net.Listen("tcp", "[::1]:0")
 	if err != nil {
