@@ -9,6 +9,7 @@ import (
 	"github.com/sitediag/sitediag/internal/neterr"
 	"github.com/sitediag/sitediag/internal/target"
 	"github.com/sitediag/sitediag/net/netx"
+	"github.com/sitediag/sitediag/option"
 )
 
 // PageOptions are the options every browser operation shares; each
@@ -89,7 +90,7 @@ func (c *Client) newPage(rawURL string, opts *PageOptions, deadline time.Duratio
 		deadline = c.browser.JobTimeout(browser.JobOptions{})
 	}
 	if opts.Timeout == 0 || opts.Timeout.Duration() > deadline {
-		opts.Timeout = SecondsOf(deadline)
+		opts.Timeout = option.SecondsOf(deadline)
 	}
 	return &page{
 		target: t,

@@ -10,6 +10,7 @@ import (
 	"net/http"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/browser"
 )
 
 // A screenshot of a page served on loopback, which the operator allows.
@@ -41,7 +42,7 @@ func ExampleScreenshot_invalid() {
 	ctx := context.Background()
 	_, err := sitediag.Screenshot(ctx, "ftp://example.com/", sitediag.ScreenshotOptions{})
 	fmt.Println(sitediag.CodeOf(err))
-	_, err = sitediag.Screenshot(ctx, "https://example.com/", sitediag.ScreenshotOptions{Type: "gif"})
+	_, err = sitediag.Screenshot(ctx, "https://example.com/", sitediag.ScreenshotOptions{ShotOptions: browser.ShotOptions{Type: "gif"}})
 	fmt.Println(err)
 	// Output:
 	// INVALID_URL

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/sitediag/sitediag/net/portscan"
+	"github.com/sitediag/sitediag/option"
 )
 
 // DefaultTopPorts is the number of ranked ports OpenPort scans when
@@ -97,7 +98,7 @@ func (c *Client) OpenPort(ctx context.Context, rawTarget string, opts OpenPortOp
 			open = []uint16{}
 		}
 		opts.Concurrency = cmp.Or(opts.Concurrency, portscan.DefaultConcurrency)
-		opts.PortTimeout = cmp.Or(opts.PortTimeout, SecondsOf(portscan.DefaultTimeout))
+		opts.PortTimeout = cmp.Or(opts.PortTimeout, option.SecondsOf(portscan.DefaultTimeout))
 		return &OpenPortResult{OpenPorts: open, Services: res.Services, Host: t.Display(), IP: t.Addr.String(), Settings: opts}, nil
 	})
 }

@@ -36,6 +36,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/httpapi"
 	"github.com/sitediag/sitediag/net/guard"
@@ -57,6 +58,7 @@ var (
 	_ = fmt.Sprint
 	_ = json.Unmarshal
 	_ = os.WriteFile
+	_ = browser.JPEG
 	_ = dns.Resolver{}
 	_ = guard.New
 	_ = netx.ErrNotAllowed

@@ -12,11 +12,10 @@ import (
 // with ads blocked, cookie banners hidden and a wait for bot challenges.
 type ScreenshotOptions struct {
 	PageOptions `api:"blockAds=true,hideCookie=true,skipCaptcha=true"`
-	// Type is the image type.
-	Type string `json:"type" api:"enum=png|jpeg|webp,default=png"`
-	// FullPage captures the whole page (up to browser.MaxCaptureSide
-	// device pixels tall) instead of the viewport.
-	FullPage Toggle `json:"fullPage" api:"default=false"`
+	// ShotOptions are the capture's: type, fullPage, pageHeight,
+	// quality, selector, fallbackToFullPage, highlightLinks and
+	// captureBeyondViewport.
+	browser.ShotOptions
 	// AddTimestamp shows the capture time (UTC) in a corner.
 	AddTimestamp Toggle `json:"addTimestamp" api:"default=false"`
 	// ViewportWidth is the viewport's width in CSS pixels. Zero means the
@@ -25,10 +24,6 @@ type ScreenshotOptions struct {
 	// ViewportHeight is the viewport's height in CSS pixels. Zero means
 	// the device's (768 desktop, 844 mobile).
 	ViewportHeight int `json:"viewportHeight" api:"min=240,max=2160"`
-	// PageHeight is the height captured from the top of the page in CSS
-	// pixels; with fullPage, the most captured. Zero means the
-	// viewport's (or the full page's).
-	PageHeight int `json:"pageHeight" api:"min=100,max=5000"`
 	// Theme is light, dark or auto (the page's own).
 	Theme string `json:"theme" api:"enum=light|dark|auto,default=auto"`
 	// Delay, in seconds, is waited after the page has loaded.
@@ -36,25 +31,12 @@ type ScreenshotOptions struct {
 	// DisableAnimations finishes and turns off CSS animations and
 	// transitions, and asks for reduced motion.
 	DisableAnimations Toggle `json:"disableAnimations" api:"default=false"`
-	// Quality is the JPEG or WebP quality.
-	Quality int `json:"quality" api:"min=10,max=100,default=90"`
 	// ScaleFactor is the device scale factor. Zero means the device's
 	// (1 desktop, 3 mobile).
 	ScaleFactor float64 `json:"scaleFactor" api:"min=0.1,max=3"`
-	// Selector captures only the first element it matches.
-	Selector string `json:"selector"`
-	// FallbackToFullPage captures the full page when selector matches
-	// nothing, instead of failing with INVALID_PARAMETERS.
-	FallbackToFullPage Toggle `json:"fallbackToFullPage" api:"default=false"`
 	// RemoveBackground makes the default page background transparent
 	// (png and webp keep the alpha channel).
 	RemoveBackground Toggle `json:"removeBackground" api:"default=false"`
-	// HighlightLinks outlines every link.
-	HighlightLinks Toggle `json:"highlightLinks" api:"default=false"`
-	// CaptureBeyondViewport captures an area taller than the viewport
-	// beyond it; off, the viewport is resized to the area for the
-	// capture (the page lays out again).
-	CaptureBeyondViewport Toggle `json:"captureBeyondViewport" api:"default=true"`
 	// Inline adds the image to the API's answer as base64 (its inline
 	// member) besides its URL. The library always returns the image.
 	Inline Toggle `json:"inline" api:"default=false"`
@@ -86,8 +68,9 @@ type ScreenshotResult struct {
 // CodeScreenshotFailed.
 func (c *Client) Screenshot(ctx context.Context, rawURL string, opts ScreenshotOptions) (*ScreenshotResult, error) {
 	return runPage(ctx, c, rawURL, &opts, &opts.PageOptions, pageOp{name: "Screenshot", failed: CodeScreenshotFailed}, func(ctx context.Context, p *page) (*ScreenshotResult, error) {
-		shot := screenshotJob(p, &opts)
+		screenshotJob(p, &opts)
 		res := &ScreenshotResult{Settings: opts}
+		shot := opts.ShotOptions
 		var err error
 		res.PageVisit, err = c.visit(ctx, p, func(ctx context.Context, j *browser.Job) error {
 			if opts.AddTimestamp.Bool() {
@@ -107,9 +90,9 @@ func (c *Client) Screenshot(ctx context.Context, rawURL string, opts ScreenshotO
 	})
 }
 
-// screenshotJob adds the resolved opts to p's job and returns the
-// capture's options; it fills in opts' device-dependent defaults.
-func screenshotJob(p *page, opts *ScreenshotOptions) browser.ShotOptions {
+// screenshotJob adds the resolved opts to p's job; it fills in opts'
+// device-dependent defaults.
+func screenshotJob(p *page, opts *ScreenshotOptions) {
 	view := p.job.Device.Viewport()
 	opts.ViewportWidth = cmp.Or(opts.ViewportWidth, view.Width)
 	opts.ViewportHeight = cmp.Or(opts.ViewportHeight, view.Height)
@@ -121,16 +104,6 @@ func screenshotJob(p *page, opts *ScreenshotOptions) browser.ShotOptions {
 	p.job.DisableAnimations = opts.DisableAnimations.Bool()
 	p.job.RemoveBackground = opts.RemoveBackground.Bool()
 	p.load.Delay = opts.Delay.Duration()
-	return browser.ShotOptions{
-		Type:                  browser.ImageType(opts.Type),
-		Quality:               opts.Quality,
-		FullPage:              opts.FullPage.Bool(),
-		PageHeight:            opts.PageHeight,
-		Selector:              opts.Selector,
-		FallbackToFullPage:    opts.FallbackToFullPage.Bool(),
-		CaptureBeyondViewport: opts.CaptureBeyondViewport.Bool(),
-		HighlightLinks:        opts.HighlightLinks.Bool(),
-	}
 }
 
 // Screenshot calls Client.Screenshot on the default client.

@@ -12,6 +12,7 @@ import (
 	"github.com/sitediag/sitediag/internal/target"
 	"github.com/sitediag/sitediag/net/guard"
 	"github.com/sitediag/sitediag/net/netx"
+	"github.com/sitediag/sitediag/option"
 	"github.com/sitediag/sitediag/tls"
 )
 
@@ -55,7 +56,7 @@ type TLSScanResult struct {
 func (c *Client) TLSScan(ctx context.Context, rawURL string, opts TLSScanOptions) (*TLSScanResult, error) {
 	open := func() (*target.Target, error) {
 		if opts.ProbeTimeout == 0 {
-			opts.ProbeTimeout = SecondsOf(tls.DefaultProbeTimeout)
+			opts.ProbeTimeout = option.SecondsOf(tls.DefaultProbeTimeout)
 		}
 		return tlsTarget(rawURL)
 	}

@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/internal/dnstest"
 	"github.com/sitediag/sitediag/internal/porttest"
 )
@@ -321,7 +322,7 @@ func TestTracingHostAndPageOperations(t *testing.T) {
 			"sitediag.option.maxHops", sitediag.CodeTargetNotAllowed},
 		{"OpenPort", errOf(c.OpenPort(ctx, "127.0.0.1", sitediag.OpenPortOptions{TopPorts: 50, PortRanges: "80"})),
 			"sitediag.option.portRanges", sitediag.CodeInvalidParameters},
-		{"Screenshot", errOf(c.Screenshot(ctx, "https://site.test/", sitediag.ScreenshotOptions{Type: "gif"})),
+		{"Screenshot", errOf(c.Screenshot(ctx, "https://site.test/", sitediag.ScreenshotOptions{ShotOptions: browser.ShotOptions{Type: "gif"}})),
 			"sitediag.option.type", sitediag.CodeInvalidParameters},
 		{"MixedContent", errOf(c.MixedContent(ctx, "ftp://site.test/", sitediag.MixedContentOptions{FollowRedirect: sitediag.On})),
 			"sitediag.option.followRedirect", sitediag.CodeInvalidURL},

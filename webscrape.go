@@ -29,7 +29,11 @@ func (f *ScrapeFormats) UnmarshalJSON(b []byte) error {
 	}
 	var many []ScrapeFormat
 	if err := json.Unmarshal(b, &many); err != nil {
-		return &json.UnmarshalTypeError{Value: jsonKind(b), Type: reflect.TypeFor[[]string]()}
+		var typeErr *json.UnmarshalTypeError
+		if !errors.As(err, &typeErr) {
+			return err
+		}
+		return &json.UnmarshalTypeError{Value: typeErr.Value, Type: reflect.TypeFor[[]string]()}
 	}
 	*f = many
 	return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/sitediag/sitediag/internal/tracing"
+	"github.com/sitediag/sitediag/option"
 )
 
 // ImageType is a screenshot's image format.
@@ -55,35 +56,40 @@ func (e *SelectorError) Error() string {
 	return fmt.Sprintf("browser: %q is not a valid CSS selector", e.Selector)
 }
 
-// ShotOptions shape a screenshot. The zero value is a PNG of the
+// ShotOptions shape a screenshot; they are also the capture's members
+// of the API's /screenshot body (sitediag.ScreenshotOptions embeds them),
+// so each is declared once, with its JSON name, range and default. The
+// zero value is a PNG of the viewport, a tall area captured beyond the
 // viewport.
 type ShotOptions struct {
-	// Type is the image type. If empty, PNG.
-	Type ImageType
-	// Quality is the JPEG or WebP quality, 1–100. If zero,
-	// DefaultQuality. PNG ignores it.
-	Quality int
-	// FullPage captures the whole page, not just the viewport.
-	FullPage bool
-	// PageHeight, if set, is the height of the capture in CSS pixels
-	// from the top of the page (beyond the viewport when taller); with
-	// FullPage it is the most of the page captured.
-	PageHeight int
-	// Selector, if set, captures only the first element it matches
-	// (waiting up to 5 s for it to appear).
-	Selector string
-	// FallbackToFullPage captures the full page when Selector matches
-	// nothing, instead of failing with ErrNoElement.
-	FallbackToFullPage bool
-	// CaptureBeyondViewport captures an area taller than the viewport
-	// beyond it; if false, the viewport is resized to the area (the page
-	// lays out again) for the capture.
-	CaptureBeyondViewport bool
+	// Type is the image type.
+	Type ImageType `json:"type" api:"enum=png|jpeg|webp,default=png"`
+	// FullPage captures the whole page (up to 16,384 device pixels tall,
+	// MaxCaptureSide) instead of the viewport.
+	FullPage option.Toggle `json:"fullPage" api:"default=false"`
+	// PageHeight is the height captured from the top of the page in CSS
+	// pixels, beyond the viewport when taller; with fullPage, the most
+	// captured. Zero means the viewport's (or the full page's).
+	PageHeight int `json:"pageHeight" api:"min=100,max=5000"`
+	// Quality is the JPEG or WebP quality; PNG ignores it. Zero means
+	// 90 (DefaultQuality).
+	Quality int `json:"quality" api:"min=10,max=100,default=90"`
+	// Selector captures only the first visible element it matches,
+	// waiting up to 5 s for it to appear.
+	Selector string `json:"selector"`
+	// FallbackToFullPage captures the full page when selector matches
+	// nothing, instead of failing (the API answers INVALID_PARAMETERS,
+	// Job.Screenshot returns ErrNoElement).
+	FallbackToFullPage option.Toggle `json:"fallbackToFullPage" api:"default=false"`
 	// HighlightLinks outlines every link.
-	HighlightLinks bool
+	HighlightLinks option.Toggle `json:"highlightLinks" api:"default=false"`
+	// CaptureBeyondViewport captures an area taller than the viewport
+	// beyond it; off, the viewport is resized to the area for the
+	// capture (the page lays out again).
+	CaptureBeyondViewport option.Toggle `json:"captureBeyondViewport" api:"default=true"`
 	// Timestamp, if set, is shown in a corner of the capture
-	// (TimestampLayout, UTC).
-	Timestamp time.Time
+	// (TimestampLayout, UTC). The API sets it with addTimestamp.
+	Timestamp time.Time `json:"-"`
 }
 
 // Shot is a captured image.
@@ -114,20 +120,20 @@ type area struct {
 // *SelectorError, ErrCrashed, or a *StepError.
 func (j *Job) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 	page := j.page.Context(ctx)
-	if j.opts.DisableAnimations || o.HighlightLinks {
-		if _, err := page.Eval(decorateJS, j.opts.DisableAnimations, o.HighlightLinks); err != nil {
+	if j.opts.DisableAnimations || o.HighlightLinks.Bool() {
+		if _, err := page.Eval(decorateJS, j.opts.DisableAnimations, o.HighlightLinks.Bool()); err != nil {
 			return nil, j.fail(ctx, "styling the page", err)
 		}
 	}
 	shot := &Shot{}
 	var a *area
-	full := o.FullPage
+	full := o.FullPage.Bool()
 	if o.Selector != "" {
 		el, err := j.element(ctx, o.Selector)
 		switch {
 		case err == nil:
 			a, shot.SelectorFound = el, true
-		case errors.Is(err, ErrNoElement) && o.FallbackToFullPage:
+		case errors.Is(err, ErrNoElement) && o.FallbackToFullPage.Bool():
 			full = true
 		default:
 			return nil, err
@@ -173,7 +179,7 @@ func (j *Job) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 		req.Quality = intPtr(q)
 	}
 	switch {
-	case a != nil && !o.CaptureBeyondViewport && a.X == 0 && a.Y == 0:
+	case a != nil && o.CaptureBeyondViewport == option.Off && a.X == 0 && a.Y == 0:
 		if err := j.setViewport(ctx, int(a.Height)); err != nil {
 			return nil, j.fail(ctx, "resizing the viewport", err)
 		}

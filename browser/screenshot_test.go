@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sitediag/sitediag/option"
 )
 
 // shoot loads target in a job with opts and captures it with shot.
@@ -79,7 +81,7 @@ func TestScreenshots(t *testing.T) {
 
 	t.Run("full page is taller than the viewport", func(t *testing.T) {
 		for _, resize := range []bool{false, true} {
-			shot := e.mustShoot(t, tall, JobOptions{}, LoadOptions{}, ShotOptions{FullPage: true, CaptureBeyondViewport: !resize})
+			shot := e.mustShoot(t, tall, JobOptions{}, LoadOptions{}, ShotOptions{FullPage: option.On, CaptureBeyondViewport: option.ToggleOf(!resize)})
 			img := decode(t, shot.Data, "png")
 			wantSize(t, img, 1366, 3000)
 			if px := img.At(200, 600); !near(px, red) {
@@ -91,7 +93,7 @@ func TestScreenshots(t *testing.T) {
 	t.Run("page height", func(t *testing.T) {
 		shot := e.mustShoot(t, tall, JobOptions{}, LoadOptions{}, ShotOptions{PageHeight: 1200})
 		wantSize(t, decode(t, shot.Data, "png"), 1366, 1200)
-		shot = e.mustShoot(t, tall, JobOptions{}, LoadOptions{}, ShotOptions{FullPage: true, PageHeight: 1000})
+		shot = e.mustShoot(t, tall, JobOptions{}, LoadOptions{}, ShotOptions{FullPage: option.On, PageHeight: 1000})
 		wantSize(t, decode(t, shot.Data, "png"), 1366, 1000)
 	})
 
@@ -109,12 +111,12 @@ func TestScreenshots(t *testing.T) {
 		if !errors.Is(err, ErrNoElement) {
 			t.Errorf("got %v, want ErrNoElement", err)
 		}
-		shot := e.mustShoot(t, tall, JobOptions{}, LoadOptions{}, ShotOptions{Selector: "#missing", FallbackToFullPage: true})
+		shot := e.mustShoot(t, tall, JobOptions{}, LoadOptions{}, ShotOptions{Selector: "#missing", FallbackToFullPage: option.On})
 		wantSize(t, decode(t, shot.Data, "png"), 1366, 3000)
 		if shot.SelectorFound {
 			t.Error("SelectorFound is true for a selector without a match")
 		}
-		_, err = e.shoot(t, tall, JobOptions{}, LoadOptions{}, ShotOptions{Selector: "div[[", FallbackToFullPage: true})
+		_, err = e.shoot(t, tall, JobOptions{}, LoadOptions{}, ShotOptions{Selector: "div[[", FallbackToFullPage: option.On})
 		var se *SelectorError
 		if !errors.As(err, &se) {
 			t.Errorf("invalid selector: got %v, want a *SelectorError", err)
@@ -277,7 +279,7 @@ body { margin: 0; height: 100vh; animation: fade 100s linear forwards }</style><
 	t.Run("links highlighted", func(t *testing.T) {
 		link := e.site.page("/link", `<!doctype html><body style="margin:0;background:#fff">
 <a href="#x" style="position:absolute;left:100px;top:100px;width:200px;height:100px;display:block;background:#fff"></a>`)
-		img := decode(t, e.mustShoot(t, link, JobOptions{}, LoadOptions{}, ShotOptions{HighlightLinks: true}).Data, "png")
+		img := decode(t, e.mustShoot(t, link, JobOptions{}, LoadOptions{}, ShotOptions{HighlightLinks: option.On}).Data, "png")
 		if px := img.At(98, 150); !near(px, color.RGBA{0xe8, 0x17, 0x5d, 255}) {
 			t.Errorf("outline pixel is %v, want the highlight colour", px)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/blobstore"
+	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/dns"
 )
 
@@ -109,8 +110,8 @@ func TestResultsAreTheData(t *testing.T) {
 		}, []sitediag.MTRHop{{Hop: 1, Host: "gw", IP: "192.0.2.1", ASN: "AS???"}}, nil, sitediag.MTROptions{Count: 5, MaxHops: 30, NoLookup: sitediag.Off}},
 		{"screenshot", func() (*response, error) {
 			return h.screenshot(ctx, &sitediag.ScreenshotResult{Image: []byte("png bytes"), PageVisit: visit,
-				Settings: sitediag.ScreenshotOptions{Type: "png", ViewportWidth: 1366, Inline: sitediag.Off}}, test)
-		}, nil, []byte("png bytes"), sitediag.ScreenshotOptions{Type: "png", ViewportWidth: 1366, Inline: sitediag.Off}},
+				Settings: sitediag.ScreenshotOptions{ShotOptions: browser.ShotOptions{Type: browser.PNG}, ViewportWidth: 1366, Inline: sitediag.Off}}, test)
+		}, nil, []byte("png bytes"), sitediag.ScreenshotOptions{ShotOptions: browser.ShotOptions{Type: browser.PNG}, ViewportWidth: 1366, Inline: sitediag.Off}},
 		{"url2pdf", func() (*response, error) {
 			return h.url2PDF(ctx, &sitediag.URL2PDFResult{Body: io.NopCloser(strings.NewReader("%PDF")), PageVisit: visit,
 				Settings: sitediag.URL2PDFOptions{Format: "a4", Scale: 1}}, test)

@@ -172,7 +172,7 @@ type screenshotInline struct {
 
 func (h *Handler) screenshot(ctx context.Context, res *sitediag.ScreenshotResult, test testRecord) (*response, error) {
 	set := res.Settings
-	link, err := h.storeArtifact(ctx, set.Type, bytes.NewReader(res.Image))
+	link, err := h.storeArtifact(ctx, string(set.Type), bytes.NewReader(res.Image))
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +181,7 @@ func (h *Handler) screenshot(ctx context.Context, res *sitediag.ScreenshotResult
 	resp := &response{Message: pageMessage(res.PageVisit), Meta: meta, Data: link}
 	if set.Inline.Bool() {
 		b64 := base64.StdEncoding.EncodeToString(res.Image)
-		resp.Inline = screenshotInline{Base64: b64, DataURI: "data:image/" + set.Type + ";base64," + b64}
+		resp.Inline = screenshotInline{Base64: b64, DataURI: "data:image/" + string(set.Type) + ";base64," + b64}
 	}
 	return resp, nil
 }

@@ -264,7 +264,7 @@ func showMTR(r *sitediag.MTRResult, _ *artifacts) *outcome {
 }
 
 func showScreenshot(r *sitediag.ScreenshotResult, a *artifacts) *outcome {
-	path := a.save(r.Settings.Type, bytes.NewReader(r.Image))
+	path := a.save(string(r.Settings.Type), bytes.NewReader(r.Image))
 	return &outcome{table: func(w io.Writer) {
 		fmt.Fprintf(w, "file\t%s (%d bytes)\nurl\t%s\n", path, len(r.Image), r.RedirectedURL)
 	}}

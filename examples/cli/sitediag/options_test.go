@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/internal/apitag"
 )
 
@@ -76,7 +77,8 @@ func TestFlagsReadAsTheAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := sitediag.ScreenshotOptions{ViewportWidth: 1024, Type: "jpeg", FullPage: sitediag.On, CaptureBeyondViewport: sitediag.Off, Delay: 1.5}
+	want := sitediag.ScreenshotOptions{ViewportWidth: 1024, Delay: 1.5,
+		ShotOptions: browser.ShotOptions{Type: browser.JPEG, FullPage: sitediag.On, CaptureBeyondViewport: sitediag.Off}}
 	if o != want {
 		t.Errorf("got %+v, want %+v", o, want)
 	}

@@ -1,4 +1,4 @@
-package sitediag
+package option
 
 import "time"
 
