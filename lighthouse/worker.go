@@ -88,7 +88,7 @@ func startWorker(ctx context.Context, network netx.Network, node, chrome, dir st
 		return nil, err
 	}
 	w.cmd = exec.Command(node, script, dir)
-	w.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	w.cmd.SysProcAttr = workerAttr()
 	w.cmd.Stderr = os.Stderr
 	stdout, err := w.cmd.StdoutPipe()
 	if err != nil {

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command delayline links the host to a network namespace through two
 // TUN devices and delays the packets it carries, as tc netem would on a
 // kernel that has it (bench/portscan.sh uses it when sch_netem is

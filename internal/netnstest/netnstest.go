@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package netnstest builds a small routed network out of Linux network
 // namespaces for tests that send real packets: a client, two routers and
 // a target in a line, joined by veth pairs, with IPv4 and IPv6 addresses
