@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sitediag/sitediag/internal/cmdtest"
 	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/internal/testenv"
 )
@@ -42,17 +43,7 @@ func needTool(t *testing.T, name, pkg string) string {
 // ends, and waits until the port accepts connections.
 func startServer(t *testing.T, port int, name string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(name, args...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.Stdin = nil
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
+	server := cmdtest.Start(t, name, args...)
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if c, err := net.Dial("tcp", addr); err == nil {
@@ -60,7 +51,7 @@ func startServer(t *testing.T, port int, name string, args ...string) string {
 			return addr
 		}
 	}
-	t.Fatalf("%s did not listen on %s in 10 s: %s", name, addr, out.String())
+	t.Fatalf("%s did not listen on %s in 10 s: %s", name, addr, server.Output())
 	return ""
 }
 
