@@ -39,11 +39,16 @@ func needTool(t *testing.T, name, pkg string) string {
 	return path
 }
 
-// startServer runs a server command that listens on port until the test
-// ends, and waits until the port accepts connections.
-func startServer(t *testing.T, port int, name string, args ...string) string {
+// serverArgs returns the command line of a server listening on port.
+type serverArgs func(port int) []string
+
+// startOnFreePort runs server on a free port until the test ends, waits
+// until the port accepts connections, and returns its address.
+func startOnFreePort(t *testing.T, server serverArgs) string {
 	t.Helper()
-	server := cmdtest.Start(t, name, args...)
+	port := int(porttest.Closed(t))
+	args := server(port)
+	program := cmdtest.Start(t, args[0], args[1:]...)
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if c, err := net.Dial("tcp", addr); err == nil {
@@ -51,20 +56,8 @@ func startServer(t *testing.T, port int, name string, args ...string) string {
 			return addr
 		}
 	}
-	t.Fatalf("%s did not listen on %s in 10 s: %s", name, addr, server.Output())
+	t.Fatalf("%s did not listen on %s in 10 s: %s", args[0], addr, program.Output())
 	return ""
-}
-
-// serverArgs returns the command line of a server listening on port.
-type serverArgs func(port int) []string
-
-// startOnFreePort starts server on a free port until the test ends, and
-// returns its address.
-func startOnFreePort(t *testing.T, server serverArgs) string {
-	t.Helper()
-	port := int(porttest.Closed(t))
-	args := server(port)
-	return startServer(t, port, args[0], args[1:]...)
 }
 
 // pkiFiles are PEM files of a root → intermediate → leaf hierarchy.
