@@ -16,6 +16,7 @@ import (
 	mdns "github.com/miekg/dns"
 
 	"github.com/sitediag/sitediag/dns"
+	"github.com/sitediag/sitediag/internal/cmdtest"
 	"github.com/sitediag/sitediag/internal/dnstest"
 	"github.com/sitediag/sitediag/internal/testenv"
 )
@@ -276,16 +277,7 @@ controls { };
 	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("named", "-g", "-n", "1", "-c", confPath)
-	var log strings.Builder
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
+	named := cmdtest.Start(t, "named", "-g", "-n", "1", "-c", confPath)
 	addr := net.JoinHostPort("127.0.0.1", fmt.Sprint(port))
 	// named loads its zones one by one: wait until every one serves its
 	// SOA, or a query to a zone not loaded yet answers SERVFAIL.
@@ -299,7 +291,7 @@ controls { };
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("named did not serve zone %q's SOA at %s (last answer %v, error %v):\n%s", z.name, addr, resp, err, log.String())
+				t.Fatalf("named did not serve zone %q's SOA at %s (last answer %v, error %v):\n%s", z.name, addr, resp, err, named.Output())
 			}
 			time.Sleep(50 * time.Millisecond)
 		}

@@ -14,36 +14,10 @@ import (
 
 // recordsZone holds every supported type at site.test, an alias at
 // www.site.test and a name with no records of most types at bare.test.
-var recordsZone = []string{
-	"site.test. 60 IN A 192.0.2.1",
-	"site.test. 60 IN A 192.0.2.2",
-	"site.test. 60 IN AAAA 2001:db8::1",
-	"site.test. 60 IN MX 20 mx2.site.test.",
-	"site.test. 60 IN MX 10 mx1.site.test.",
-	"site.test. 60 IN MX 30 mx3.site.test.",
-	`site.test. 60 IN CAA 128 issue "ca.example"`,
-	`site.test. 60 IN CAA 0 iodef "mailto:security@site.test"`,
-	"site.test. 60 IN NS ns1.site.test.",
-	"site.test. 60 IN NS ns2.site.test.",
-	"site.test. 60 IN SOA ns1.site.test. hostmaster.site.test. 2024010101 7200 3600 1209600 300",
-	"site.test. 60 IN SRV 20 5 5061 sip2.site.test.",
-	"site.test. 60 IN SRV 10 10 5060 sip1.site.test.",
-	"site.test. 60 IN SRV 10 60 5060 sip0.site.test.",
-	`site.test. 60 IN TXT "v=spf1 " "include:site.test ~all"`,
-	`site.test. 60 IN TXT "hello"`,
-	"www.site.test. 60 IN CNAME site.test.",
-	"bare.test. 60 IN A 192.0.2.9",
-}
-
-func recordsServer(t *testing.T) *dns.Resolver {
-	t.Helper()
-	s := dnstest.Start(t)
-	s.Add(t, recordsZone...)
-	return &dns.Resolver{Servers: []string{s.Addr}, Timeout: testTimeout}
-}
+var recordsZone = append(dnstest.EveryType("site.test"), "bare.test. 60 IN A 192.0.2.9")
 
 func TestLookupRecordsShapes(t *testing.T) {
-	r := recordsServer(t)
+	r := zoneResolver(t, recordsZone...)
 	tests := []struct {
 		name  string
 		host  string

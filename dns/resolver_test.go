@@ -23,28 +23,41 @@ import (
 // so the tests of servers that never answer stay fast.
 const testTimeout = 300 * time.Millisecond
 
-// silentServer returns the address of a UDP socket that never answers.
-func silentServer(t *testing.T) string {
+// listenUDP opens a UDP socket on a random loopback port, closed when
+// the test ends.
+func listenUDP(t *testing.T) net.PacketConn {
 	t.Helper()
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pc.Close() })
-	return pc.LocalAddr().String()
+	return pc
+}
+
+// silentServer returns the address of a UDP socket that never answers.
+func silentServer(t *testing.T) string {
+	t.Helper()
+	return listenUDP(t).LocalAddr().String()
 }
 
 // closedPort returns a loopback UDP address nothing listens on, so
 // queries to it are refused.
 func closedPort(t *testing.T) string {
 	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pc := listenUDP(t)
 	addr := pc.LocalAddr().String()
 	pc.Close()
 	return addr
+}
+
+// zoneResolver returns a resolver with the test timeout that asks a
+// dnstest server serving records.
+func zoneResolver(t *testing.T, records ...string) *dns.Resolver {
+	t.Helper()
+	s := dnstest.Start(t)
+	s.Add(t, records...)
+	return &dns.Resolver{Servers: []string{s.Addr}, Timeout: testTimeout}
 }
 
 // rcodeServer answers every query with rcode.
@@ -229,15 +242,13 @@ func TestExchangeAdvertisesEDNS0(t *testing.T) {
 }
 
 func TestLookupAddrs(t *testing.T) {
-	s := dnstest.Start(t)
-	s.Add(t,
+	r := zoneResolver(t,
 		"site.test. 60 IN AAAA 2001:db8::1",
 		"site.test. 60 IN A 192.0.2.1",
 		"alias.test. 60 IN CNAME site.test.",
 		"test. 60 IN SOA ns.test. hostmaster.test. 1 7200 3600 1209600 300",
 		"mail.test. 60 IN MX 10 site.test.",
 	)
-	r := &dns.Resolver{Servers: []string{s.Addr}, Timeout: testTimeout}
 	want := []netip.Addr{netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("2001:db8::1")}
 	for _, tt := range []struct {
 		host string
@@ -291,13 +302,11 @@ func TestLookupAddrsErrors(t *testing.T) {
 }
 
 func TestLookupPTRAndTXT(t *testing.T) {
-	srv := dnstest.Start(t)
-	srv.Add(t,
+	r := zoneResolver(t,
 		"1.0.0.127.in-addr.arpa. 60 IN PTR router-1.example.",
 		"1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa. 60 IN PTR v6.example.",
 		`_dmarc.site.test. 60 IN TXT "v=DMARC1; p=reject; " "rua=mailto:caf\195\169@site.test"`,
 	)
-	r := &dns.Resolver{Servers: []string{srv.Addr}, Timeout: testTimeout}
 	ctx := context.Background()
 	for addr, want := range map[string][]string{
 		"127.0.0.1":   {"router-1.example"},
@@ -334,11 +343,7 @@ func TestExchangeDropsAnswerToAnotherQuestion(t *testing.T) {
 }
 
 func TestExchangeReportsGarbage(t *testing.T) {
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pc.Close() })
+	pc := listenUDP(t)
 	go func() {
 		buf := make([]byte, 2048)
 		for {
@@ -351,7 +356,7 @@ func TestExchangeReportsGarbage(t *testing.T) {
 		}
 	}()
 	r := &dns.Resolver{Servers: []string{pc.LocalAddr().String()}, Timeout: testTimeout}
-	_, err = r.Exchange(context.Background(), question("site.test", mdns.TypeA))
+	_, err := r.Exchange(context.Background(), question("site.test", mdns.TypeA))
 	if !errors.Is(err, dns.ErrMalformed) {
 		t.Errorf("got %v, want ErrMalformed", err)
 	}

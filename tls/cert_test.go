@@ -107,10 +107,7 @@ func TestScanCertificateFindings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cert := tt.issuer.issue(t, tt.spec)
 			addr := serveTLS(t, &cryptotls.Config{Certificates: []cryptotls.Certificate{cert}})
-			res, err := scanAt(t, addr, tt.host, ca.pool)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := mustScan(t, addr, tt.host, ca.pool)
 			tt.check(t, res.Certificate)
 		})
 	}

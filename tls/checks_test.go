@@ -54,10 +54,7 @@ func TestScanHeartbleed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := scanAt(t, tt.server.start(t), "site.test", ca.pool)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := mustScan(t, tt.server.start(t), "site.test", ca.pool)
 			hb := res.Vulnerabilities.Heartbleed
 			if hb.Heartbeat == nil || *hb.Heartbeat != tt.heartbeat || hb.Found() != tt.vulnerable {
 				t.Fatalf("got %+v (heartbeat %v), want heartbeat %v vulnerable %v", hb, hb.Heartbeat, tt.heartbeat, tt.vulnerable)
@@ -118,10 +115,7 @@ func TestScanROBOT(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := scanAt(t, tt.server.start(t), "site.test", ca.pool)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := mustScan(t, tt.server.start(t), "site.test", ca.pool)
 			got := res.Vulnerabilities.ROBOT
 			if got.Found() != (len(tt.evidence) > 0) || !slices.Equal(got.Evidence, tt.evidence) || orNull(got.RSAKeyTransport) != strconv.FormatBool(tt.rsa) {
 				t.Errorf("got %+v, want evidence %q", got, tt.evidence)
@@ -174,10 +168,7 @@ func TestScanPartialAtDeadline(t *testing.T) {
 // partial.
 func TestScanNotPartialWhenDone(t *testing.T) {
 	addr, ca := slowTLS(t, 20*time.Millisecond)
-	res, err := scanAt(t, addr, "slow.test", ca.pool)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustScan(t, addr, "slow.test", ca.pool)
 	if res.Partial || len(res.Unfinished.Protocols)+len(res.Unfinished.CipherSuites)+len(res.Unfinished.Checks) > 0 {
 		t.Errorf("got partial %v, unfinished %+v; want a finished scan", res.Partial, res.Unfinished)
 	}
@@ -209,10 +200,7 @@ func TestScanFallbackSCSVIgnored(t *testing.T) {
 	ca := newCA(t)
 	cert := ca.issue(t, certSpec{cn: "site.test", rsa: true}).Certificate[0]
 	srv := legacyServer{version: versionTLS12, min: versionTLS11, suites: []uint16{0xC02F}, cert: cert}
-	res, err := scanAt(t, srv.start(t), "site.test", ca.pool)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustScan(t, srv.start(t), "site.test", ca.pool)
 	if got := res.Vulnerabilities.Poodle.FallbackSCSV; !res.Protocols.TLS11 || !res.Protocols.TLS12 || got == nil || *got {
 		t.Errorf("got protocols %+v, fallbackScsv %v; want TLS 1.1 and 1.2, false", res.Protocols, got)
 	}
@@ -222,13 +210,7 @@ func TestScanFallbackSCSVIgnored(t *testing.T) {
 // false: a TLS 1.3-only server has nothing for the Heartbleed, ROBOT and
 // renegotiation checks, which need TLS 1.0–1.2.
 func TestChecksNotTestedAreNull(t *testing.T) {
-	ca := newCA(t)
-	cert := ca.issue(t, certSpec{cn: "site.test", dnsNames: []string{"site.test"}})
-	addr := serveTLS(t, &cryptotls.Config{Certificates: []cryptotls.Certificate{cert}, MinVersion: cryptotls.VersionTLS13})
-	res, err := scanAt(t, addr, "site.test", ca.pool)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := scanTLS13Only(t, "site.test")
 	v := res.Vulnerabilities
 	for name, f := range map[string]Finding{"heartbleed": v.Heartbleed.Finding, "robot": v.ROBOT.Finding, "renegotiation": v.Renegotiation.Finding} {
 		if f.Vulnerable != nil || f.NotTestedReason == "" {

@@ -180,3 +180,23 @@ func scanAt(t testing.TB, addr, host string, roots *x509.CertPool) (*Result, err
 	defer cancel()
 	return Scan(ctx, dialer(addr), host, Options{Roots: roots, Now: func() time.Time { return testNow }})
 }
+
+// scanTLS13Only scans crypto/tls speaking TLS 1.3 only, as host with a
+// certificate for it.
+func scanTLS13Only(t testing.TB, host string) *Result {
+	t.Helper()
+	ca := newCA(t)
+	cert := ca.issue(t, certSpec{cn: host, dnsNames: []string{host}})
+	addr := serveTLS(t, &cryptotls.Config{Certificates: []cryptotls.Certificate{cert}, MinVersion: cryptotls.VersionTLS13})
+	return mustScan(t, addr, host, ca.pool)
+}
+
+// mustScan is scanAt that fails the test when the scan fails.
+func mustScan(t testing.TB, addr, host string, roots *x509.CertPool) *Result {
+	t.Helper()
+	res, err := scanAt(t, addr, host, roots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}

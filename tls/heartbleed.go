@@ -38,10 +38,9 @@ const (
 // more than it was sent is vulnerable; a fixed one answers only the
 // second.
 func (s *scanner) heartbleed(ctx context.Context) Heartbleed {
-	hb := Heartbleed{Finding: Finding{Evidence: []string{}}}
-	v := s.legacyVersion()
+	v, f := s.legacyCheck()
+	hb := Heartbleed{Finding: f}
 	if v == 0 {
-		hb.notTested("no version from TLS 1.0 to TLS 1.2")
 		return hb
 	}
 	h := hello{version: v, suites: suitesFor(false), serverName: s.serverName, heartbeat: true}

@@ -4,7 +4,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"testing"
 )
 
@@ -40,9 +39,7 @@ func TestRealUnusualCertificates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := scanRealServer(t, func(port int) []string {
-				return append([]string{f.openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-www", "-quiet"}, tt.args...)
-			}, f.rootPool)
+			res := f.scan(t, f.sServerWith(tt.args...))
 			c := res.Certificate
 			t.Logf("keyType %s %d, chain %d, trusted %v %v, notRead %q, tls13 %v", c.KeyType, c.KeyBits, c.Chain.Length, c.Trusted,
 				orNullString(c.AuthorizationError), c.NotRead, res.CipherSuites.TLS13.Suites)
@@ -78,9 +75,7 @@ func TestRealClientCertificate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := scanRealServer(t, func(port int) []string {
-				return f.sServer(port, append([]string{"-CAfile", f.root}, tt.args...)...)
-			}, f.rootPool)
+			res := f.scan(t, f.sServer(append([]string{"-CAfile", f.root}, tt.args...)...))
 			t.Logf("requested %s, required %s, CA names %q; certificate %s trusted %v", orNull(res.ClientCertificateRequested),
 				orNull(res.ClientCertificateRequired), res.ClientCertificateCANames, res.Certificate.CommonName, res.Certificate.Trusted)
 			if orNull(res.ClientCertificateRequested) != tt.requested || orNull(res.ClientCertificateRequired) != tt.required ||
@@ -109,9 +104,7 @@ func orNullString(s *string) string {
 // do rather than judge a certificate it did not see).
 func TestRealCertificateNotRead(t *testing.T) {
 	f := needOpenSSL(t)
-	res := scanRealServer(t, func(port int) []string {
-		return f.sServer(port, "-tls1_3", "-groups", "ffdhe2048")
-	}, f.rootPool)
+	res := f.scan(t, f.sServer("-tls1_3", "-groups", "ffdhe2048"))
 	c := res.Certificate
 	t.Logf("authorizationError %s, notRead %q", orNullString(c.AuthorizationError), c.NotRead)
 	if !res.Protocols.TLS13 || orNullString(c.AuthorizationError) != CertificateNotRead || c.NotRead == "" || c.Trusted {

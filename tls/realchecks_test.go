@@ -42,82 +42,72 @@ func TestRealChecks(t *testing.T) {
 	f := needRealServers(t)
 	tests := []struct {
 		name   string
-		server func(port int) []string
+		server serverArgs
 		want   string
 		peer   string
 	}{
 		{
 			name:   "openssl defaults (TLS 1.2, 1.3)",
-			server: func(port int) []string { return f.sServer(port) },
+			server: f.sServer(),
 			want:   "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=false fallbackScsv=true sessionId=true ticket=true",
 			peer: "testssl: Heartbleed not vulnerable, no heartbeat extension; ROBOT not vulnerable; Secure Client-Initiated Renegotiation " +
 				"not vulnerable; TLS_FALLBACK_SCSV no fallback possible, no protocol below TLS 1.2 offered; resumption tickets yes, ID yes",
 		},
 		{
 			name:   "openssl -client_renegotiation",
-			server: func(port int) []string { return f.sServer(port, "-client_renegotiation") },
+			server: f.sServer("-client_renegotiation"),
 			want:   "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=true fallbackScsv=true sessionId=true ticket=true",
 			peer:   "testssl: Secure Client-Initiated Renegotiation VULNERABLE (NOT ok), potential DoS threat",
 		},
 		{
-			name: "openssl -client_renegotiation, TLS 1.2 ChaCha20-Poly1305 only",
-			server: func(port int) []string {
-				return f.sServer(port, "-client_renegotiation", "-tls1_2", "-cipher", "ECDHE-RSA-CHACHA20-POLY1305")
-			},
-			want: "heartbeat=false heartbleed=false rsaKeyTransport=false robot=false clientRenegotiation=true fallbackScsv=null sessionId=true ticket=true",
-			peer: "testssl: Secure Client-Initiated Renegotiation VULNERABLE (NOT ok), potential DoS threat",
+			name:   "openssl -client_renegotiation, TLS 1.2 ChaCha20-Poly1305 only",
+			server: f.sServer("-client_renegotiation", "-tls1_2", "-cipher", "ECDHE-RSA-CHACHA20-POLY1305"),
+			want:   "heartbeat=false heartbleed=false rsaKeyTransport=false robot=false clientRenegotiation=true fallbackScsv=null sessionId=true ticket=true",
+			peer:   "testssl: Secure Client-Initiated Renegotiation VULNERABLE (NOT ok), potential DoS threat",
 		},
 		{
-			name: "openssl -client_renegotiation, TLS 1.0 AES-CBC only (no AES-GCM, as the NSS server of the issue)",
-			server: func(port int) []string {
-				return f.sServer(port, "-client_renegotiation", "-tls1", "-cipher", "ECDHE-RSA-AES128-SHA:AES256-SHA:@SECLEVEL=0")
-			},
-			want: "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=true fallbackScsv=null sessionId=true ticket=true",
-			peer: "testssl: Secure Client-Initiated Renegotiation VULNERABLE (NOT ok), potential DoS threat",
+			name:   "openssl -client_renegotiation, TLS 1.0 AES-CBC only (no AES-GCM, as the NSS server of the issue)",
+			server: f.sServer("-client_renegotiation", "-tls1", "-cipher", "ECDHE-RSA-AES128-SHA:AES256-SHA:@SECLEVEL=0"),
+			want:   "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=true fallbackScsv=null sessionId=true ticket=true",
+			peer:   "testssl: Secure Client-Initiated Renegotiation VULNERABLE (NOT ok), potential DoS threat",
 		},
 		{
-			name: "openssl TLS 1.0–1.2, RSA key transport only, no tickets",
-			server: func(port int) []string {
-				return f.sServer(port, "-no_tls1_3", "-cipher", "AES128-SHA:AES256-GCM-SHA384:@SECLEVEL=0", "-no_ticket")
-			},
-			want: "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=false fallbackScsv=true sessionId=true ticket=false",
-			peer: "testssl: ROBOT not vulnerable; TLS_FALLBACK_SCSV supported; resumption tickets no, ID yes",
+			name:   "openssl TLS 1.0–1.2, RSA key transport only, no tickets",
+			server: f.sServer("-no_tls1_3", "-cipher", "AES128-SHA:AES256-GCM-SHA384:@SECLEVEL=0", "-no_ticket"),
+			want:   "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=false fallbackScsv=true sessionId=true ticket=false",
+			peer:   "testssl: ROBOT not vulnerable; TLS_FALLBACK_SCSV supported; resumption tickets no, ID yes",
 		},
 		{
 			name:   "openssl without session cache or tickets",
-			server: func(port int) []string { return f.sServer(port, "-no_ticket", "-no_cache") },
+			server: f.sServer("-no_ticket", "-no_cache"),
 			want:   "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=false fallbackScsv=true sessionId=false ticket=false",
 			peer:   "testssl: resumption tickets no, ID no",
 		},
 		{
 			name:   "openssl TLS 1.2 only",
-			server: func(port int) []string { return f.sServer(port, "-tls1_2") },
+			server: f.sServer("-tls1_2"),
 			want:   "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=false fallbackScsv=null sessionId=true ticket=true",
 			peer:   "testssl: TLS_FALLBACK_SCSV no fallback possible, no protocol below TLS 1.2 offered; resumption tickets yes, ID yes",
 		},
 		{
-			name: "gnutls --heartbeat",
-			server: func(port int) []string {
-				return f.gnutlsServ(port, "--heartbeat")
-			},
-			want: "heartbeat=true heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=true fallbackScsv=true sessionId=true ticket=true",
+			name:   "gnutls --heartbeat",
+			server: f.gnutlsServ("--heartbeat"),
+			want:   "heartbeat=true heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=true fallbackScsv=true sessionId=true ticket=true",
 			peer: "testssl: Heartbleed not vulnerable; ROBOT not vulnerable; Secure Client-Initiated Renegotiation VULNERABLE, potential " +
 				"DoS threat; TLS_FALLBACK_SCSV no protocol below TLS 1.2 offered (its OpenSSL 3 speaks no TLS 1.1 here; sslscan: " +
 				"Server supports TLS Fallback SCSV); resumption ID not supported, tickets check failed (connect problem), where " +
 				"openssl s_client -no_ticket -sess_in says Reused",
 		},
 		{
-			name: "gnutls without RFC 5746 (insecure renegotiation)",
-			server: func(port int) []string {
-				return f.gnutlsServ(port, "--priority", "NORMAL:%DISABLE_SAFE_RENEGOTIATION")
-			},
-			want: "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=true fallbackScsv=true sessionId=true ticket=true",
-			peer: "sslscan: Insecure session renegotiation supported",
+			name:   "gnutls without RFC 5746 (insecure renegotiation)",
+			server: f.gnutlsServ("--priority", "NORMAL:%DISABLE_SAFE_RENEGOTIATION"),
+			want:   "heartbeat=false heartbleed=false rsaKeyTransport=true robot=false clientRenegotiation=true fallbackScsv=true sessionId=true ticket=true",
+			peer:   "sslscan: Insecure session renegotiation supported",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := scanRealServer(t, tt.server, f.rootPool)
+			res := f.scan(t, tt.server)
 			got := checkVerdicts(res)
 			t.Logf("ours: %s; peer: %s", got, tt.peer)
 			if got != tt.want {
@@ -160,10 +150,10 @@ func TestRealNSSRenegotiation(t *testing.T) {
 			t.Fatalf("%v: %v: %s", cmd, err, out)
 		}
 	}
-	res := scanRealServer(t, func(port int) []string {
+	res := f.scan(t, func(port int) []string {
 		return []string{selfserv, "-d", "sql:" + db, "-n", "server", "-p", strconv.Itoa(port), "-V", "tls1.0:tls1.2",
 			"-c", ":C013:C014:002F"} // ECDHE-RSA-AES128-SHA, ECDHE-RSA-AES256-SHA, AES128-SHA
-	}, f.rootPool)
+	})
 	reneg := res.Vulnerabilities.Renegotiation
 	t.Logf("ours: %s; %+v", checkVerdicts(res), reneg)
 	if !reneg.Found() || reneg.ClientInitiated == nil || !*reneg.ClientInitiated {

@@ -5,7 +5,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 )
 
@@ -15,9 +14,7 @@ import (
 // secp384r1 secp521r1 X25519 X448".
 func TestRealLegacyCurves(t *testing.T) {
 	f := needOpenSSL(t)
-	res := scanRealServer(t, func(port int) []string {
-		return f.sServer(port, "-serverpref", "-groups", "P-384:P-256:X25519:X448:P-521")
-	}, f.rootPool)
+	res := f.scan(t, f.sServer("-serverpref", "-groups", "P-384:P-256:X25519:X448:P-521"))
 	names := func(gs []Group) string {
 		var out []string
 		for _, g := range gs {
@@ -47,10 +44,7 @@ func TestRealChainOrder(t *testing.T) {
 	if err := os.WriteFile(swapped, append(root, inter...), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	res := scanRealServer(t, func(port int) []string {
-		return []string{f.openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-www", "-quiet",
-			"-cert", f.leaf, "-key", f.key, "-cert_chain", swapped}
-	}, f.rootPool)
+	res := f.scan(t, f.sServerChain(swapped))
 	c := res.Certificate.Chain
 	t.Logf("length %d, complete %v, ordered %v, trusted %v", c.Length, c.Complete, c.Ordered, res.Certificate.Trusted)
 	if c.Length != 3 || !c.Complete || c.Ordered || !res.Certificate.Trusted {

@@ -3,6 +3,7 @@ package tls
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/asn1"
@@ -14,14 +15,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
 
-	"crypto/rand"
-	cryptotls "crypto/tls"
-	"slices"
-
+	"github.com/sitediag/sitediag/internal/cmdtest"
 	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/internal/testenv"
 )
@@ -40,21 +39,16 @@ func needTool(t *testing.T, name, pkg string) string {
 	return path
 }
 
-// startServer runs a server command that listens on port until the test
-// ends, and waits until the port accepts connections.
-func startServer(t *testing.T, port int, name string, args ...string) string {
+// serverArgs returns the command line of a server listening on port.
+type serverArgs func(port int) []string
+
+// startOnFreePort runs server on a free port until the test ends, waits
+// until the port accepts connections, and returns its address.
+func startOnFreePort(t *testing.T, server serverArgs) string {
 	t.Helper()
-	cmd := exec.Command(name, args...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.Stdin = nil
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
+	port := int(porttest.Closed(t))
+	args := server(port)
+	program := cmdtest.Start(t, args[0], args[1:]...)
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if c, err := net.Dial("tcp", addr); err == nil {
@@ -62,28 +56,8 @@ func startServer(t *testing.T, port int, name string, args ...string) string {
 			return addr
 		}
 	}
-	t.Fatalf("%s did not listen on %s in 10 s: %s", name, addr, out.String())
+	t.Fatalf("%s did not listen on %s in 10 s: %s", args[0], addr, program.Output())
 	return ""
-}
-
-// startOnFreePort starts the server that server's arguments (given a
-// free port) describe, and returns its address.
-func startOnFreePort(t *testing.T, server func(port int) []string) string {
-	t.Helper()
-	port := int(porttest.Closed(t))
-	args := server(port)
-	return startServer(t, port, args[0], args[1:]...)
-}
-
-// scanRealServer starts the server that server's arguments (given a
-// free port) describe, and scans it as real.test.
-func scanRealServer(t *testing.T, server func(port int) []string, roots *x509.CertPool) *Result {
-	t.Helper()
-	res, err := scanAt(t, startOnFreePort(t, server), "real.test", roots)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
 }
 
 // pkiFiles are PEM files of a root → intermediate → leaf hierarchy.
@@ -143,6 +117,13 @@ func writePKI(t *testing.T, leafFrom, leafTo, interFrom time.Time) pkiFiles {
 	return f
 }
 
+// scan starts server on a free port and scans it as real.test, trusting
+// p's root.
+func (p pkiFiles) scan(t *testing.T, server serverArgs) *Result {
+	t.Helper()
+	return mustScan(t, startOnFreePort(t, server), "real.test", p.rootPool)
+}
+
 // realServers start OpenSSL's s_server and GnuTLS's gnutls-serv on
 // validPKI's hierarchy.
 type realServers struct {
@@ -165,24 +146,41 @@ func needRealServers(t *testing.T) realServers {
 	return s
 }
 
-// sServer returns the arguments of an s_server serving the leaf and
-// intermediate on port, with args added.
-func (s realServers) sServer(port int, args ...string) []string {
-	return append([]string{s.openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-cert", s.leaf, "-key", s.key,
-		"-cert_chain", s.inter, "-www", "-quiet"}, args...)
+// sServerWith is an s_server answering HTTP quietly with args alone, its
+// certificate and key among them.
+func (s realServers) sServerWith(args ...string) serverArgs {
+	return func(port int) []string {
+		return append([]string{s.openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-www", "-quiet"}, args...)
+	}
 }
+
+// sServerChain is an s_server serving the leaf and the certificates of
+// the file chain ("": the leaf alone), with args added.
+func (s realServers) sServerChain(chain string, args ...string) serverArgs {
+	own := []string{"-cert", s.leaf, "-key", s.key}
+	if chain != "" {
+		own = append(own, "-cert_chain", chain)
+	}
+	return s.sServerWith(append(own, args...)...)
+}
+
+// sServer is an s_server serving the leaf and intermediate, with args
+// added.
+func (s realServers) sServer(args ...string) serverArgs { return s.sServerChain(s.inter, args...) }
 
 // startSServer starts sServer's s_server, with args added, on a free
 // port until the test ends, and returns its address.
 func (s realServers) startSServer(t *testing.T, args ...string) string {
 	t.Helper()
-	return startOnFreePort(t, func(port int) []string { return s.sServer(port, args...) })
+	return startOnFreePort(t, s.sServer(args...))
 }
 
-// gnutlsServ returns the arguments of a gnutls-serv serving the leaf
-// alone (no intermediate) on port, with args added.
-func (s realServers) gnutlsServ(port int, args ...string) []string {
-	return append([]string{s.gnutls, "--port", strconv.Itoa(port), "--x509certfile", s.leaf, "--x509keyfile", s.key, "--quiet"}, args...)
+// gnutlsServ is a gnutls-serv serving the leaf alone (no intermediate),
+// with args added.
+func (s realServers) gnutlsServ(args ...string) serverArgs {
+	return func(port int) []string {
+		return append([]string{s.gnutls, "--port", strconv.Itoa(port), "--x509certfile", s.leaf, "--x509keyfile", s.key, "--quiet"}, args...)
+	}
 }
 
 func mustCert(t *testing.T, tmpl, parent *x509.Certificate, pub, priv any) []byte {
@@ -242,24 +240,19 @@ func TestRealChainCompleteness(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := writePKI(t, tt.leafFrom, tt.leafTo, tt.interFrom)
+			f := realServers{pkiFiles: writePKI(t, tt.leafFrom, tt.leafTo, tt.interFrom), openssl: openssl}
 			chainFile := f.inter
 			if tt.sendRoot {
 				chainFile = f.root
 			}
-			port := int(porttest.Closed(t))
-			addr := startServer(t, port, openssl, "s_server", "-accept", "127.0.0.1:"+strconv.Itoa(port),
-				"-cert", f.leaf, "-key", f.key, "-cert_chain", chainFile, "-www", "-quiet")
-			res, err := scanAt(t, addr, "real.test", f.rootPool)
-			if err != nil {
-				t.Fatal(err)
-			}
+			addr := startOnFreePort(t, f.sServerChain(chainFile))
+			res := mustScan(t, addr, "real.test", f.rootPool)
 			c := res.Certificate
 			gotErr := ""
 			if c.AuthorizationError != nil {
 				gotErr = *c.AuthorizationError
 			}
-			peer := opensslVerdict(t, addr, f)
+			peer := opensslVerdict(t, addr, f.pkiFiles)
 			t.Logf("ours: complete %v, trusted %v, %q; openssl s_client: %s", c.Chain.Complete, c.Trusted, gotErr, peer)
 			if c.Chain.Complete != tt.wantComplete || gotErr != tt.wantError || c.Trusted != (tt.wantError == "") || c.Chain.Length != 2 {
 				t.Errorf("got complete %v, error %q, trusted %v, length %d; want complete %v, error %q",
@@ -301,10 +294,8 @@ func TestRealKeyExchangeGroups(t *testing.T) {
 	}{
 		{
 			name: "openssl DHE-only with Oakley group 2",
-			server: func(port int) []string {
-				return f.sServer(port, "-dhparam", oakleyGroup2(t, f.dir), "-no_tls1_3",
-					"-cipher", "DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384:@SECLEVEL=0")
-			},
+			server: f.sServer("-dhparam", oakleyGroup2(t, f.dir), "-no_tls1_3",
+				"-cipher", "DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384:@SECLEVEL=0"),
 			protocol: func(r *Result) ProtocolSuites { return r.CipherSuites.TLS12 },
 			want:     []string{"DH/1024/RFC 2409 Oakley group 2"},
 			logjam:   true,
@@ -312,32 +303,24 @@ func TestRealKeyExchangeGroups(t *testing.T) {
 			peer:     "testssl: LOGJAM VULNERABLE, common prime with 1024 bits (RFC2409/Oakley Group 2); sslscan: DHE 1024 bits",
 		},
 		{
-			name: "gnutls P-384 only, ffdhe3072",
-			server: func(port int) []string {
-				return f.gnutlsServ(port, "--priority", "NORMAL:-VERS-TLS1.3:-CURVE-ALL:+CURVE-SECP384R1:+GROUP-FFDHE3072:+DHE-RSA")
-			},
+			name:     "gnutls P-384 only, ffdhe3072",
+			server:   f.gnutlsServ("--priority", "NORMAL:-VERS-TLS1.3:-CURVE-ALL:+CURVE-SECP384R1:+GROUP-FFDHE3072:+DHE-RSA"),
 			protocol: func(r *Result) ProtocolSuites { return r.CipherSuites.TLS12 },
 			want:     []string{"ffdhe3072/3072/RFC 7919 ffdhe3072", "P-384/384/"}, // gnutls prefers its DHE suites
 			fs:       "ECDH P-384 384",
 			peer:     "sslscan: Curve P-384 (and DHE 3072 bits); testssl: LOGJAM not vulnerable",
 		},
 		{
-			name: "openssl TLS 1.3 with X25519",
-			server: func(port int) []string {
-				return []string{f.openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
-					"-tls1_3", "-groups", "X25519", "-www", "-quiet"}
-			},
+			name:     "openssl TLS 1.3 with X25519",
+			server:   f.sServerChain("", "-tls1_3", "-groups", "X25519"),
 			protocol: func(r *Result) ProtocolSuites { return r.CipherSuites.TLS13 },
 			want:     []string{"X25519/253/"},
 			fs:       "ECDH X25519 253",
 			peer:     "sslscan: TLSv1.3 x25519; openssl s_client: Server Temp Key: X25519, 253 bits",
 		},
 		{
-			name: "openssl TLS 1.3 groups P-384, X25519, ffdhe2048",
-			server: func(port int) []string {
-				return []string{f.openssl, "s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
-					"-tls1_3", "-groups", "P-384:X25519:ffdhe2048", "-www", "-quiet"}
-			},
+			name:     "openssl TLS 1.3 groups P-384, X25519, ffdhe2048",
+			server:   f.sServerChain("", "-tls1_3", "-groups", "P-384:X25519:ffdhe2048"),
 			protocol: func(r *Result) ProtocolSuites { return r.CipherSuites.TLS13 },
 			// the key share wins first; then, without it, the client's order
 			want: []string{"X25519/253/", "P-384/384/", "ffdhe2048/2048/"},
@@ -347,7 +330,7 @@ func TestRealKeyExchangeGroups(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := scanRealServer(t, tt.server, f.rootPool)
+			res := f.scan(t, tt.server)
 			var got []string
 			for _, g := range tt.protocol(res).KeyExchange {
 				cp := ""
@@ -394,14 +377,7 @@ func TestRealPreference(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			port := int(porttest.Closed(t))
-			args := append([]string{"s_server", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-cert", f.leaf, "-key", f.key,
-				"-no_tls1_3", "-no_tls1_1", "-no_tls1", "-www", "-quiet"}, tt.args...)
-			addr := startServer(t, port, f.openssl, args...)
-			res, err := scanAt(t, addr, "real.test", f.rootPool)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := f.scan(t, f.sServerChain("", append([]string{"-no_tls1_3", "-no_tls1_1", "-no_tls1"}, tt.args...)...))
 			got := res.CipherSuites.TLS12
 			t.Logf("ours: preference %s (serverPreference %v, %d suites); peer: %s", got.Preference, got.ServerPreference, len(got.Suites), tt.peer)
 			if got.Preference != tt.want || got.ServerPreference != (tt.want == PreferenceServer) {
@@ -415,13 +391,7 @@ func TestRealPreference(t *testing.T) {
 // implementation, in process) accepts the hybrid X25519MLKEM768, which
 // the group enumeration finds beside the classic curves.
 func TestTLS13PostQuantumGroups(t *testing.T) {
-	ca := newCA(t)
-	cert := ca.issue(t, certSpec{cn: "pq.test", dnsNames: []string{"pq.test"}})
-	addr := serveTLS(t, &cryptotls.Config{Certificates: []cryptotls.Certificate{cert}, MinVersion: cryptotls.VersionTLS13})
-	res, err := scanAt(t, addr, "pq.test", ca.pool)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := scanTLS13Only(t, "pq.test")
 	var names []string
 	for _, g := range res.CipherSuites.TLS13.KeyExchange {
 		names = append(names, g.Name)

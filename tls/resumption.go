@@ -29,7 +29,7 @@ type resumption struct {
 func (s *scanner) resumption(ctx context.Context) resumption {
 	var r resumption
 	if s.legacyVersion() == 0 {
-		r.ids = untested("no version from TLS 1.0 to TLS 1.2")
+		r.ids = untested(noLegacyVersion)
 		r.tickets = r.ids
 		return r
 	}

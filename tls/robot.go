@@ -69,10 +69,9 @@ var robotVariants = []robotVariant{
 // an oracle: strong when the broken variants are told apart from each
 // other too, else weak.
 func (s *scanner) robot(ctx context.Context) Robot {
-	f := Robot{Finding: Finding{Evidence: []string{}}}
-	v := s.legacyVersion()
+	v, found := s.legacyCheck()
+	f := Robot{Finding: found}
 	if v == 0 {
-		f.notTested("no version from TLS 1.0 to TLS 1.2")
 		return f
 	}
 	unfinished := "not finished: the deadline came, or a probe went unanswered"

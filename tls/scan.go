@@ -478,6 +478,20 @@ func (s *scanner) legacyVersion() uint16 {
 	return v
 }
 
+// noLegacyVersion is why a check that runs at legacyVersion did not.
+const noLegacyVersion = "no version from TLS 1.0 to TLS 1.2"
+
+// legacyCheck begins a check that runs at legacyVersion: it returns the
+// version and the check's Finding, not tested when the version is 0.
+func (s *scanner) legacyCheck() (uint16, Finding) {
+	f := Finding{Evidence: []string{}}
+	v := s.legacyVersion()
+	if v == 0 {
+		f.notTested(noLegacyVersion)
+	}
+	return v, f
+}
+
 // tls13Groups finds the groups a TLS 1.3 server accepts, in its order:
 // a hello offering every group (post-quantum hybrids first), then again
 // without each group the server chose (in its key share, or its

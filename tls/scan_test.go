@@ -47,10 +47,7 @@ func TestScanProtocolVersions(t *testing.T) {
 				MaxVersion:   tt.max,
 				CipherSuites: goSuites,
 			})
-			res, err := scanAt(t, addr, "site.test", ca.pool)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := mustScan(t, addr, "site.test", ca.pool)
 			if res.Protocols != tt.want {
 				t.Errorf("protocols: got %+v, want %+v", res.Protocols, tt.want)
 			}
@@ -90,10 +87,7 @@ func TestScanEnumeratesInServerOrder(t *testing.T) {
 			cryptotls.TLS_RSA_WITH_RC4_128_SHA,
 		},
 	})
-	res, err := scanAt(t, addr, "site.test", ca.pool)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustScan(t, addr, "site.test", ca.pool)
 	// crypto/tls has a fixed preference: ECDHE before RSA key exchange,
 	// AEAD before CBC, 3DES and RC4 last.
 	want := []string{
@@ -150,10 +144,7 @@ func TestScanOCSPStapling(t *testing.T) {
 	cert := ca.issue(t, certSpec{cn: "site.test", dnsNames: []string{"site.test"}})
 	cert.OCSPStaple = []byte{0x30, 0x03, 0x0a, 0x01, 0x00} // any bytes: the scan only sees that one came
 	addr := serveTLS(t, &cryptotls.Config{Certificates: []cryptotls.Certificate{cert}})
-	res, err := scanAt(t, addr, "site.test", ca.pool)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustScan(t, addr, "site.test", ca.pool)
 	if !res.Advisory.OCSPStapling.Found() {
 		t.Errorf("ocspStapling: got %+v, want supported", res.Advisory.OCSPStapling)
 	}
@@ -167,10 +158,7 @@ func TestScanSSL3Responder(t *testing.T) {
 		suites:  []uint16{0x002F, 0x000A}, // TLS_RSA_WITH_AES_128_CBC_SHA, TLS_RSA_WITH_3DES_EDE_CBC_SHA
 		cert:    cert.Certificate[0],
 	}.start(t)
-	res, err := scanAt(t, addr, "old.test", ca.pool)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustScan(t, addr, "old.test", ca.pool)
 	if want := (Protocols{SSL3: true}); res.Protocols != want {
 		t.Errorf("protocols: got %+v, want %+v", res.Protocols, want)
 	}
@@ -211,10 +199,7 @@ func TestScanLegacyFindings(t *testing.T) {
 		dhBits:   512,
 		compress: true,
 	}.start(t)
-	res, err := scanAt(t, addr, "legacy.test", ca.pool)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustScan(t, addr, "legacy.test", ca.pool)
 	if want := (Protocols{TLS10: true}); res.Protocols != want {
 		t.Errorf("protocols: got %+v, want %+v", res.Protocols, want)
 	}
@@ -254,10 +239,7 @@ func TestScanSSL2Responder(t *testing.T) {
 	ca := newCA(t)
 	cert := ca.issue(t, certSpec{cn: "ancient.test", dnsNames: []string{"ancient.test"}, rsa: true})
 	addr := ssl2Server{cert: cert.Certificate[0], ciphers: []uint32{0x0700C0, 0x010080}}.start(t)
-	res, err := scanAt(t, addr, "ancient.test", ca.pool)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustScan(t, addr, "ancient.test", ca.pool)
 	if want := (Protocols{SSL2: true}); res.Protocols != want {
 		t.Errorf("protocols: got %+v, want %+v", res.Protocols, want)
 	}
@@ -287,10 +269,7 @@ func TestScanSNI(t *testing.T) {
 					return nil, nil
 				},
 			})
-			res, err := scanAt(t, addr, tt.host, ca.pool)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := mustScan(t, addr, tt.host, ca.pool)
 			close(seen)
 			n := 0
 			for sni := range seen {
@@ -458,10 +437,7 @@ func TestScanTLS13IntegrityOnlySuites(t *testing.T) {
 		}
 		c.Write(alertRecord(versionTLS12, 40))
 	})
-	res, err := scanAt(t, addr, "site.test", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustScan(t, addr, "site.test", nil)
 	if want := (Protocols{TLS13: true}); res.Protocols != want {
 		t.Errorf("protocols: got %+v, want %+v", res.Protocols, want)
 	}
