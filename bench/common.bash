@@ -1,5 +1,6 @@
 # Shared by the bench scripts: install a missing peer tool or the npm
-# peers of a bench, time a command, take a median. Source it; it is not a benchmark itself.
+# peers of a bench, time a command, take a median. Source it; it is not a
+# benchmark itself.
 
 # need CMD PKG installs Debian package PKG when CMD is missing.
 need() {
