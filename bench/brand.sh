@@ -7,11 +7,6 @@
 #   bench/brand.sh [-sites a,b,…]
 set -euo pipefail
 . "$(dirname "$0")/common.bash"
-root=$(cd "$(dirname "$0")/.." && pwd)
-need node nodejs
-need npm npm
-if [ ! -d "$root/bench/brand/node_modules" ]; then
-  (cd "$root/bench/brand" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
-fi
-cd "$root"
+npm_peers brand
+cd "$(dirname "$0")/.."
 go run ./bench/brandbench "$@" bench/brand/node_modules/dembrandt/dist/index.js

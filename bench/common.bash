@@ -1,5 +1,6 @@
-# Shared by the bench scripts: install a missing peer tool, time a
-# command, take a median. Source it; it is not a benchmark itself.
+# Shared by the bench scripts: install a missing peer tool or the npm
+# peers of a bench, time a command, take a median. Source it; it is not a
+# benchmark itself.
 
 # need CMD PKG installs Debian package PKG when CMD is missing.
 need() {
@@ -11,6 +12,20 @@ need() {
   echo "bench: installing $2" >&2
   apt-get -o DPkg::Lock::Timeout=300 update -q >/dev/null || true
   DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -q "$2" >/dev/null
+}
+
+# npm_peers DIR [NPM_CI_ARG...] installs the npm peers pinned in bench/DIR
+# (its package.json and lock) with npm ci and the arguments given, unless
+# they are installed. None downloads a browser: the peers that drive one
+# run on our Chromium.
+npm_peers() {
+  local dir
+  dir="$(dirname "${BASH_SOURCE[0]}")/$1"
+  shift
+  need node nodejs
+  need npm npm
+  [ -f "$dir/node_modules/.package-lock.json" ] && return
+  (cd "$dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci "$@" --no-audit --no-fund --loglevel=error)
 }
 
 # millis CMD... runs CMD, sends its output to $out, prints the wall time

@@ -10,15 +10,10 @@
 #   bench/content.sh [-v]
 set -euo pipefail
 . "$(dirname "$0")/common.bash"
-root=$(cd "$(dirname "$0")/.." && pwd)
-need node nodejs
-need npm npm
 # --ignore-scripts: no peer needs an install script. The only one that has
 # one is re2, an optional native regex engine of url-regex-safe (it falls
 # back to RegExp without it) whose script downloads a prebuilt binary from
 # GitHub and, offline, hangs before building it from source.
-if [ ! -f "$root/bench/content/node_modules/.package-lock.json" ]; then
-  (cd "$root/bench/content" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
-fi
-cd "$root"
+npm_peers content --ignore-scripts
+cd "$(dirname "$0")/.."
 go run ./bench/contentbench "$@" testdata/pages bench/content/peers.mjs

@@ -12,16 +12,11 @@
 #   bench/observatory.sh [cases.json]
 set -euo pipefail
 . "$(dirname "$0")/common.bash"
-root=$(cd "$(dirname "$0")/.." && pwd)
-need node nodejs
-need npm npm
-dir=$root/bench/observatory
+dir=$(cd "$(dirname "$0")" && pwd)/observatory
 # --ignore-scripts: the package's install script downloads the HSTS
 # preload list, which offline cannot be had; an empty list stands in (no
 # case names a preloaded host).
-if [ ! -f "$dir/node_modules/.package-lock.json" ]; then
-  (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
-fi
+npm_peers observatory --ignore-scripts
 preload=$dir/node_modules/@mdn/mdn-http-observatory/conf/hsts-preload.json
 if [ ! -f "$preload" ]; then
   mkdir -p "$(dirname "$preload")"

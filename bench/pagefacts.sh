@@ -12,18 +12,11 @@
 #   bench/pagefacts.sh [-v]
 set -euo pipefail
 . "$(dirname "$0")/common.bash"
-root=$(cd "$(dirname "$0")/.." && pwd)
-need node nodejs
-need npm npm
 # --ignore-scripts: as in bench/content.sh (re2's install script hangs
 # offline; it is optional).
-if [ ! -f "$root/bench/pagefacts/node_modules/.package-lock.json" ]; then
-  (cd "$root/bench/pagefacts" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
-fi
-if [ ! -d "$root/bench/brand/node_modules" ]; then
-  (cd "$root/bench/brand" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
-fi
-cd "$root"
+npm_peers pagefacts --ignore-scripts
+npm_peers brand
+cd "$(dirname "$0")/.."
 go run ./bench/pagefactsbench "$@" bench/pagefacts/peers.mjs bench/pagefacts/sites testdata/pages
 echo
 go run ./bench/brandbench -dir bench/pagefacts/sites -sites all bench/brand/node_modules/dembrandt/dist/index.js

@@ -46,7 +46,7 @@ func main() {
 	log.SetFlags(0)
 	dir := flag.String("dir", "testdata/brand", "folder of fixture sites, one folder each")
 	list := flag.String("sites", "light-saas,dark-site,both-schemes,css-background-logo,self-hosted-fonts,shop", "fixture sites, or all")
-	flag.Parse()
+	args := benchenv.Args(1, "brandbench [-sites a,b] DEMBRANDT_JS")
 	if *list == "all" {
 		entries, err := os.ReadDir(*dir)
 		if err != nil {
@@ -59,9 +59,6 @@ func main() {
 			}
 		}
 		*list = strings.Join(names, ",")
-	}
-	if flag.NArg() != 1 {
-		log.Fatal("usage: brandbench [-sites a,b] DEMBRANDT_JS")
 	}
 	c := benchenv.Client(sitediag.Config{})
 	defer c.Close()
@@ -93,20 +90,20 @@ func main() {
 		if err != nil {
 			log.Fatalf("%s: %v", site, err)
 		}
-		cold = append(cold, ms(time.Since(start)))
+		cold = append(cold, benchstat.Millis(time.Since(start)))
 		start = time.Now()
 		if _, err := c.Brand(ctx, srv.URL+"/", sitediag.BrandOptions{}); err != nil {
 			log.Fatal(err)
 		}
-		cached = append(cached, ms(time.Since(start)))
+		cached = append(cached, benchstat.Millis(time.Since(start)))
 
-		cmd := exec.Command("node", flag.Arg(0), srv.URL+"/", "--json-only")
+		cmd := exec.Command("node", args[0], srv.URL+"/", "--json-only")
 		cmd.Env = append(os.Environ(), "BROWSER_CDP_ENDPOINT="+cdp)
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
 		start = time.Now()
 		out, err := cmd.Output()
-		peer = append(peer, ms(time.Since(start)))
+		peer = append(peer, benchstat.Millis(time.Since(start)))
 		srv.Close()
 		if err != nil {
 			log.Printf("dembrandt on %s: %v\n%s", site, err, lastLines(stderr.String(), 8))
@@ -213,8 +210,6 @@ func lastLines(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // top is the first three palette colours.
 func top(p []brand.Swatch) string {

@@ -14,14 +14,11 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,13 +29,13 @@ import (
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/bench/benchrow"
+	"github.com/sitediag/sitediag/bench/internal/benchapi"
+	"github.com/sitediag/sitediag/bench/internal/benchenv"
+	"github.com/sitediag/sitediag/bench/internal/benchstat"
 	"github.com/sitediag/sitediag/blobstore"
-	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/httpapi"
 	"github.com/sitediag/sitediag/internal/procs"
 )
-
-const key = "bench-key"
 
 // memoryBudgetMB is issue #28's budget for the browser's processes
 // while 8 jobs run at once.
@@ -65,10 +62,7 @@ func main() {
 }
 
 func run(runs, concurrent int) error {
-	chrome, err := browser.Find(os.Getenv("SITEDIAG_CHROME_PATH"))
-	if err != nil {
-		return err
-	}
+	chrome := benchenv.Chromium()
 	var cards strings.Builder
 	for i := range 12 {
 		fmt.Fprintf(&cards, `<div class="card"><h2>Section %d</h2><img src="/img.svg?%d" width="120" height="60">
@@ -89,15 +83,7 @@ func run(runs, concurrent int) error {
 	spans := tracetest.NewInMemoryExporter()
 	tracer := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
 	defer tracer.Shutdown(context.Background())
-	client, err := sitediag.New(sitediag.Config{
-		AllowNetworks:  []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
-		ChromePath:     chrome,
-		MaxBrowserJobs: concurrent,
-		TracerProvider: tracer,
-	})
-	if err != nil {
-		return err
-	}
+	client := benchenv.Client(sitediag.Config{ChromePath: chrome, MaxBrowserJobs: concurrent, TracerProvider: tracer})
 	defer client.Close()
 	dir, err := os.MkdirTemp("", "browserbench-")
 	if err != nil {
@@ -109,10 +95,7 @@ func run(runs, concurrent int) error {
 		return err
 	}
 	defer store.Close()
-	api := httptest.NewServer(httpapi.New(client, httpapi.Options{
-		APIKeys: []string{key}, RateLimit: -1, Artifacts: store,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	}))
+	api := benchapi.Serve(client, httpapi.Options{Artifacts: store})
 	defer api.Close()
 
 	fmt.Printf("chromium: %s\npage: %s\nruns: %d each (medians)\n\n", chrome, site.URL, runs)
@@ -121,7 +104,7 @@ func run(runs, concurrent int) error {
 		return err
 	}
 	spans.Reset()
-	ours := map[string][]time.Duration{}
+	ours := map[string][]float64{}
 	for _, op := range []string{"/screenshot", "/url2pdf"} {
 		for range runs {
 			d, err := post(api.URL, op, map[string]any{"url": site.URL})
@@ -135,7 +118,7 @@ func run(runs, concurrent int) error {
 	if err != nil {
 		return err
 	}
-	cold := map[string][]time.Duration{}
+	cold := map[string][]float64{}
 	for _, tc := range []struct{ op, flag string }{
 		{"/screenshot", "--screenshot=" + filepath.Join(dir, "cold.png")},
 		{"/url2pdf", "--print-to-pdf=" + filepath.Join(dir, "cold.pdf")},
@@ -151,11 +134,11 @@ func run(runs, concurrent int) error {
 	fmt.Printf("%-12s %14s %22s %8s\n", "operation", "sitediag API", "cold chromium CLI", "ratio")
 	goals := map[string]string{"/screenshot": "<= 0.15"}
 	for _, op := range []string{"/screenshot", "/url2pdf"} {
-		a, b := median(ours[op]), median(cold[op])
-		fmt.Printf("%-12s %11.0f ms %19.0f ms %7.2fx\n", op, ms(a), ms(b), a.Seconds()/b.Seconds())
+		a, b := benchstat.Median(ours[op]), benchstat.Median(cold[op])
+		fmt.Printf("%-12s %11.0f ms %19.0f ms %7.2fx\n", op, a, b, a/b)
 		benchrow.Emit(benchrow.Row{
-			Operation: op + " (warm API)", Ours: ms(a), Peer: ms(b), Unit: "ms", PeerName: "cold chromium --headless",
-			Ratio: a.Seconds() / b.Seconds(), Goal: goals[op], Runs: runs,
+			Operation: op + " (warm API)", Ours: a, Peer: b, Unit: "ms", PeerName: "cold chromium --headless",
+			Ratio: a / b, Goal: goals[op], Runs: runs,
 		})
 	}
 	printPhases(byPhase)
@@ -173,27 +156,19 @@ func run(runs, concurrent int) error {
 	return nil
 }
 
-// post sends one API request and returns how long it took.
-func post(base, op string, body map[string]any) (time.Duration, error) {
+// post sends one API request and returns how long it took, in ms.
+func post(base, op string, body map[string]any) (float64, error) {
 	data, _ := json.Marshal(body)
-	req, _ := http.NewRequest(http.MethodPost, base+op, bytes.NewReader(data))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("x-api-key", key)
 	start := time.Now()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
+	if _, err := benchapi.Post(http.DefaultClient, base, op, data); err != nil {
 		return 0, err
 	}
-	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("%s: %d %s", op, resp.StatusCode, out)
-	}
-	return time.Since(start), nil
+	return benchstat.Millis(time.Since(start)), nil
 }
 
-// coldRun runs one headless Chromium from scratch with a fresh profile.
-func coldRun(chrome, dir, outFlag, target string) (time.Duration, error) {
+// coldRun runs one headless Chromium from scratch with a fresh profile
+// and returns how long it took, in ms.
+func coldRun(chrome, dir, outFlag, target string) (float64, error) {
 	profile, err := os.MkdirTemp(dir, "profile-")
 	if err != nil {
 		return 0, err
@@ -210,7 +185,7 @@ func coldRun(chrome, dir, outFlag, target string) (time.Duration, error) {
 	if out, err := exec.CommandContext(ctx, chrome, args...).CombinedOutput(); err != nil {
 		return 0, fmt.Errorf("cold chromium: %v: %s", err, out)
 	}
-	return time.Since(start), nil
+	return benchstat.Millis(time.Since(start)), nil
 }
 
 // memory runs n screenshot jobs at once, each waiting 3 s on the page,
@@ -306,14 +281,3 @@ func pss(pid int) int {
 	}
 	return 0
 }
-
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

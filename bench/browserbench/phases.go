@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
-	"time"
 
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/sitediag/sitediag/bench/internal/benchstat"
 )
 
 // phases name the events of a "browser job" span (see browser.Pool.Do)
@@ -24,11 +25,11 @@ var phases = []struct{ event, phase string }{
 }
 
 // jobPhases returns, for each screenshot job the exporter holds, the time
-// of each phase, plus "job close" (last event to the job span's end),
+// of each phase in ms, plus "job close" (last event to the job span's end),
 // "operation" (job span's end to the operation span's end) and "API and
 // store" (what the API call took beyond the operation span, from
-// apiTimes, in the same order).
-func jobPhases(exp *tracetest.InMemoryExporter, apiTimes []time.Duration) (map[string][]time.Duration, error) {
+// apiTimes, in ms, in the same order).
+func jobPhases(exp *tracetest.InMemoryExporter, apiTimes []float64) (map[string][]float64, error) {
 	spans := exp.GetSpans()
 	ops := map[string]tracetest.SpanStub{}
 	for _, s := range spans {
@@ -36,7 +37,7 @@ func jobPhases(exp *tracetest.InMemoryExporter, apiTimes []time.Duration) (map[s
 			ops[s.SpanContext.SpanID().String()] = s
 		}
 	}
-	out := map[string][]time.Duration{}
+	out := map[string][]float64{}
 	n := 0
 	for _, s := range spans {
 		if s.Name != "browser job" {
@@ -50,15 +51,15 @@ func jobPhases(exp *tracetest.InMemoryExporter, apiTimes []time.Duration) (map[s
 		for _, p := range phases {
 			for _, e := range s.Events {
 				if e.Name == p.event {
-					out[p.phase] = append(out[p.phase], e.Time.Sub(last))
+					out[p.phase] = append(out[p.phase], benchstat.Millis(e.Time.Sub(last)))
 					last = e.Time
 				}
 			}
 		}
-		out["job close"] = append(out["job close"], s.EndTime.Sub(last))
-		out["operation"] = append(out["operation"], op.EndTime.Sub(s.EndTime)+s.StartTime.Sub(op.StartTime))
+		out["job close"] = append(out["job close"], benchstat.Millis(s.EndTime.Sub(last)))
+		out["operation"] = append(out["operation"], benchstat.Millis(op.EndTime.Sub(s.EndTime)+s.StartTime.Sub(op.StartTime)))
 		if n < len(apiTimes) {
-			out["API and store"] = append(out["API and store"], apiTimes[n]-op.EndTime.Sub(op.StartTime))
+			out["API and store"] = append(out["API and store"], apiTimes[n]-benchstat.Millis(op.EndTime.Sub(op.StartTime)))
 		}
 		n++
 	}
@@ -69,7 +70,7 @@ func jobPhases(exp *tracetest.InMemoryExporter, apiTimes []time.Duration) (map[s
 }
 
 // printPhases prints the median of each phase.
-func printPhases(out map[string][]time.Duration) {
+func printPhases(out map[string][]float64) {
 	fmt.Println("\n/screenshot phases (median ms of the timed runs):")
 	names := []string{}
 	for _, p := range phases {
@@ -78,7 +79,7 @@ func printPhases(out map[string][]time.Duration) {
 	names = append(names, "job close", "operation", "API and store")
 	for _, name := range names {
 		if ds := out[name]; len(ds) > 0 {
-			fmt.Printf("  %-24s %8.1f  (%d jobs)\n", name, ms(median(ds)), len(ds))
+			fmt.Printf("  %-24s %8.1f  (%d jobs)\n", name, benchstat.Median(ds), len(ds))
 		}
 	}
 }

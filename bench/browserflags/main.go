@@ -9,17 +9,16 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"log"
 
+	"github.com/sitediag/sitediag/bench/internal/benchenv"
 	"github.com/sitediag/sitediag/browser"
 )
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: browserflags <proxy URL> <profile dir>")
-		os.Exit(2)
-	}
-	for _, f := range browser.Flags(os.Args[1], os.Args[2]) {
+	log.SetFlags(0)
+	args := benchenv.Args(2, "browserflags <proxy URL> <profile dir>")
+	for _, f := range browser.Flags(args[0], args[1]) {
 		fmt.Println(f)
 	}
 }

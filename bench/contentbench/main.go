@@ -21,17 +21,13 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
 	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -58,11 +54,8 @@ type peerPage struct {
 func main() {
 	log.SetFlags(0)
 	verbose := flag.Bool("v", false, "print every disagreement")
-	flag.Parse()
-	if flag.NArg() != 2 {
-		log.Fatal("usage: contentbench [-v] CORPUS_DIR PEERS_MJS")
-	}
-	dir, peers := flag.Arg(0), flag.Arg(1)
+	args := benchenv.Args(2, "contentbench [-v] CORPUS_DIR PEERS_MJS")
+	dir, peers := args[0], args[1]
 	entries, err := filepath.Glob(filepath.Join(dir, "*.html"))
 	if err != nil || len(entries) == 0 {
 		log.Fatalf("no pages in %s", dir)
@@ -84,7 +77,8 @@ func main() {
 		}
 		files.ServeHTTP(w, r)
 	}))
-	base := "http://" + ln.Addr().String()
+	site := &url.URL{Scheme: "http", Host: ln.Addr().String()}
+	base := site.String()
 
 	c := benchenv.Client(sitediag.Config{})
 	defer c.Close()
@@ -95,7 +89,7 @@ func main() {
 	for _, p := range pages {
 		start := time.Now()
 		res, err := c.MetaScrape(ctx, base+"/"+p, sitediag.MetaScrapeOptions{RenderJS: sitediag.Off})
-		ourMs = append(ourMs, float64(time.Since(start).Microseconds())/1000)
+		ourMs = append(ourMs, benchstat.Millis(time.Since(start)))
 		if err != nil {
 			ours[p] = map[string]string{}
 			if *verbose {
@@ -108,34 +102,13 @@ func main() {
 		}
 		start = time.Now()
 		ws, err := c.WebScrape(ctx, base+"/"+p, sitediag.WebScrapeOptions{RenderJS: sitediag.Off, Format: sitediag.ScrapeFormats{"text-llm"}})
-		ourTextMs = append(ourTextMs, float64(time.Since(start).Microseconds())/1000)
+		ourTextMs = append(ourTextMs, benchstat.Millis(time.Since(start)))
 		if err == nil {
 			texts[p], _ = ws.Content["text-llm"].(string)
 		}
 	}
 
-	cmd := exec.Command("node", append([]string{peers, base}, pages...)...)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		log.Fatal(err)
-	}
-	var peerRes []peerPage
-	sc := bufio.NewScanner(out)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var pp peerPage
-		if err := json.Unmarshal(sc.Bytes(), &pp); err != nil {
-			log.Fatal(err)
-		}
-		peerRes = append(peerRes, pp)
-	}
-	if err := cmd.Wait(); err != nil {
-		log.Fatalf("peers: %v", err)
-	}
+	peerRes := benchenv.NodeJSON[peerPage](nil, append([]string{peers, base}, pages...)...)
 
 	fmt.Printf("content: %d pages of %s\n\n", len(pages), dir)
 	fmt.Printf("%-12s %22s %22s\n", "field", "vs metascraper", "vs open-graph-scraper")
@@ -154,7 +127,7 @@ func main() {
 			}
 			if v := ogsField(pp.OGS, f); v != "" {
 				if f == "image" || f == "url" {
-					v = resolve(base+"/"+pp.Page, v) // open-graph-scraper returns them as written
+					v = resolve(site.JoinPath(pp.Page), v) // open-graph-scraper returns them as written
 				}
 				ogN++
 				if same(f, our, v) {
@@ -200,13 +173,10 @@ func main() {
 		PeerName: "Readability on jsdom", Ratio: mean(f1s), Goal: ">= 0.9", Runs: len(f1s)})
 }
 
-// resolve makes ref absolute against page, as a page's own URL.
-func resolve(page, ref string) string {
-	u, err := url.Parse(page)
-	if err != nil {
-		return ref
-	}
-	r, err := u.Parse(ref)
+// resolve makes ref absolute against page, as a page's own URL; a ref
+// that does not parse stays as it is.
+func resolve(page *url.URL, ref string) string {
+	r, err := page.Parse(ref)
 	if err != nil {
 		return ref
 	}

@@ -15,8 +15,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -28,9 +26,11 @@ import (
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/bench/benchrow"
+	"github.com/sitediag/sitediag/bench/internal/benchapi"
+	"github.com/sitediag/sitediag/bench/internal/benchenv"
+	"github.com/sitediag/sitediag/bench/internal/benchstat"
 	"github.com/sitediag/sitediag/dns"
 	"github.com/sitediag/sitediag/httpapi"
-	"github.com/sitediag/sitediag/internal/dnstest"
 )
 
 const name = "bench.test"
@@ -66,14 +66,8 @@ func main() {
 }
 
 func run(n int, dig string) error {
-	srv, err := dnstest.Listen()
-	if err != nil {
-		return err
-	}
+	srv := benchenv.DNS(zone...)
 	defer srv.Close()
-	if err := srv.AddText(zone...); err != nil {
-		return err
-	}
 	host, port, _ := net.SplitHostPort(srv.Addr)
 
 	client, err := sitediag.New(sitediag.Config{DNSServers: []string{srv.Addr}})
@@ -81,11 +75,10 @@ func run(n int, dig string) error {
 		return err
 	}
 	defer client.Close()
-	api, err := serveAPI(client)
-	if err != nil {
-		return err
-	}
-	defer api.close()
+	api := benchapi.Serve(client, httpapi.Options{})
+	defer api.Close()
+	hc := &http.Client{Timeout: 30 * time.Second}
+	dnsrecord := func(host string) (map[string]json.RawMessage, error) { return apiRecords(hc, api.URL, host) }
 
 	digArgsFor := func(qname string, types ...string) []string {
 		args := []string{"@" + host, "-p", port, "+short", "+tries=1", "+time=2"}
@@ -98,7 +91,7 @@ func run(n int, dig string) error {
 	ctx := context.Background()
 
 	// Cross-check once, before timing.
-	res, err := api.dnsrecord(name)
+	res, err := dnsrecord(name)
 	if err != nil {
 		return err
 	}
@@ -132,7 +125,7 @@ func run(n int, dig string) error {
 	if err != nil {
 		return fmt.Errorf("dig CNAME: %w", err)
 	}
-	aliasData, err := api.dnsrecord(alias)
+	aliasData, err := dnsrecord(alias)
 	if err != nil {
 		return err
 	}
@@ -156,7 +149,7 @@ func run(n int, dig string) error {
 		slices.Sort(times)
 		return times[len(times)/2], nil
 	}
-	apiMedian, err := measure(func() error { _, err := api.dnsrecord(name); return err })
+	apiMedian, err := measure(func() error { _, err := dnsrecord(name); return err })
 	if err != nil {
 		return err
 	}
@@ -184,7 +177,7 @@ func run(n int, dig string) error {
 	}
 
 	ms := func(d time.Duration) string {
-		return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) + " ms"
+		return strconv.FormatFloat(benchstat.Millis(d), 'f', 2, 64) + " ms"
 	}
 	ratio := func(a, b time.Duration) string { return strconv.FormatFloat(float64(a)/float64(b), 'f', 2, 64) }
 	fmt.Printf("\nnine types of %s, local miekg/dns server %s, %d runs each, medians:\n", name, srv.Addr, n)
@@ -195,7 +188,7 @@ func run(n int, dig string) error {
 	fmt.Printf("ratio dig(9 processes) / sitediag /dnsrecord:       %s\n", ratio(digMedian, apiMedian))
 	fmt.Printf("ratio dig(9 processes) / sitediag library:          %s\n", ratio(digMedian, libMedian))
 	fmt.Printf("ratio dig(1 process)   / sitediag /dnsrecord:       %s\n", ratio(dig1Median, apiMedian))
-	benchrow.Emit(benchrow.Row{Operation: "/dnsrecord, nine types", Ours: msOf(apiMedian), Peer: msOf(digMedian), Unit: "ms",
+	benchrow.Emit(benchrow.Row{Operation: "/dnsrecord, nine types", Ours: benchstat.Millis(apiMedian), Peer: benchstat.Millis(digMedian), Unit: "ms",
 		PeerName: "dig, nine processes", Ratio: float64(apiMedian) / float64(digMedian), Runs: n})
 	if mismatches > 0 {
 		return fmt.Errorf("%d record sets differ between dig and sitediag", mismatches)
@@ -204,48 +197,12 @@ func run(n int, dig string) error {
 	return nil
 }
 
-// api is the HTTP API on a loopback listener.
-type api struct {
-	url    string
-	http   *http.Client
-	server *http.Server
-}
-
-const apiKey = "bench-key"
-
-func serveAPI(client *sitediag.Client) (*api, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// apiRecords POSTs /dnsrecord for every type of host to the API at base
+// and returns data by type.
+func apiRecords(hc *http.Client, base, host string) (map[string]json.RawMessage, error) {
+	body, err := benchapi.Post(hc, base, "/dnsrecord", []byte(`{"url":"`+host+`"}`))
 	if err != nil {
 		return nil, err
-	}
-	h := httpapi.New(client, httpapi.Options{APIKeys: []string{apiKey}, RateLimit: -1,
-		Logger: slog.New(slog.DiscardHandler)})
-	s := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go s.Serve(ln)
-	return &api{url: "http://" + ln.Addr().String(), http: &http.Client{Timeout: 30 * time.Second}, server: s}, nil
-}
-
-func (a *api) close() { a.server.Close() }
-
-// dnsrecord POSTs /dnsrecord for every type and returns data by type.
-func (a *api) dnsrecord(host string) (map[string]json.RawMessage, error) {
-	req, err := http.NewRequest(http.MethodPost, a.url+"/dnsrecord", strings.NewReader(`{"url":"`+host+`"}`))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("x-api-key", apiKey)
-	resp, err := a.http.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("/dnsrecord: %d %s", resp.StatusCode, body)
 	}
 	var env struct {
 		Data map[string]json.RawMessage `json:"data"`
@@ -326,5 +283,3 @@ func digForm(t string, raw json.RawMessage) []string {
 	slices.Sort(out)
 	return out
 }
-
-func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

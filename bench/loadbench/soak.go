@@ -19,8 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/miekg/dns"
-
+	"github.com/sitediag/sitediag/bench/internal/benchenv"
 	"github.com/sitediag/sitediag/internal/procs"
 )
 
@@ -62,12 +61,12 @@ func soak(cfg soakConfig) {
 	tlsSite.Config.ErrorLog = log.New(io.Discard, "", 0)
 	tlsSite.StartTLS()
 	defer tlsSite.Close()
-	dnsAddr, stopDNS := serveDNS()
-	defer stopDNS()
+	dns := benchenv.DNS("site.test. 60 IN A 127.0.0.1")
+	defer dns.Close()
 	rds := startRedis(cfg.redis, work, "")
 	defer rds.stop()
 
-	srv := startServer(cfg, work, tmp, dnsAddr, rds.addr)
+	srv := startServer(cfg, work, tmp, dns.Addr, rds.addr)
 	defer srv.stop()
 	server := &server{api: srv.api, key: "bench", pid: srv.cmd.Process.Pid, metrics: "http://" + srv.metrics + "/metrics",
 		http: &http.Client{Timeout: 4 * time.Minute}}
@@ -207,37 +206,6 @@ func soakSite() (*httptest.Server, string) {
 		}
 	}))
 	return site, "http://site.test:" + site.URL[strings.LastIndex(site.URL, ":")+1:]
-}
-
-// serveDNS answers A queries for site.test with 127.0.0.1 (NXDOMAIN
-// otherwise), on a UDP and a TCP port of 127.0.0.1.
-func serveDNS() (addr string, stop func()) {
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		log.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", pc.LocalAddr().String())
-	if err != nil {
-		log.Fatal(err)
-	}
-	h := dns.HandlerFunc(func(w dns.ResponseWriter, q *dns.Msg) {
-		m := new(dns.Msg)
-		m.SetReply(q)
-		m.Authoritative = true
-		name := strings.ToLower(q.Question[0].Name)
-		switch {
-		case name != "site.test.":
-			m.Rcode = dns.RcodeNameError
-		case q.Question[0].Qtype == dns.TypeA:
-			rr, _ := dns.NewRR("site.test. 60 IN A 127.0.0.1")
-			m.Answer = append(m.Answer, rr)
-		}
-		w.WriteMsg(m)
-	})
-	udp, tcp := &dns.Server{PacketConn: pc, Handler: h}, &dns.Server{Listener: ln, Handler: h}
-	go udp.ActivateAndServe()
-	go tcp.ActivateAndServe()
-	return pc.LocalAddr().String(), func() { udp.Shutdown(); tcp.Shutdown() }
 }
 
 // redisServer is a redis-server the soak runs (and restarts).

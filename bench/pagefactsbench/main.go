@@ -17,17 +17,13 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -60,11 +56,8 @@ type peer struct {
 func main() {
 	log.SetFlags(0)
 	verbose := flag.Bool("v", false, "print every page, not only disagreements")
-	flag.Parse()
-	if flag.NArg() != 3 {
-		log.Fatal("usage: pagefactsbench [-v] PEERS_MJS SITES_DIR PAGES_DIR")
-	}
-	pages := servePages(flag.Arg(1), flag.Arg(2))
+	args := benchenv.Args(3, "pagefactsbench [-v] PEERS_MJS SITES_DIR PAGES_DIR")
+	pages := servePages(args[1], args[2])
 	defer func() {
 		for _, p := range pages {
 			p.srv.Close()
@@ -73,14 +66,14 @@ func main() {
 	c := benchenv.Client(sitediag.Config{})
 	defer c.Close()
 
-	peers := runPeers(flag.Arg(0), pages)
+	peers := runPeers(args[0], pages)
 	ctx := context.Background()
 	var s score
 	var ours []float64
 	for _, p := range pages {
 		start := time.Now()
 		res, err := c.MetaScrape(ctx, p.url, sitediag.MetaScrapeOptions{RenderJS: sitediag.Off})
-		ours = append(ours, float64(time.Since(start).Microseconds())/1000)
+		ours = append(ours, benchstat.Millis(time.Since(start)))
 		if err != nil {
 			log.Printf("%s: %v", p.name, err)
 			continue
@@ -104,7 +97,7 @@ func main() {
 		theirs = append(theirs, p.Ms)
 	}
 	n := float64(len(pages))
-	fmt.Printf("\n%d pages (%d sites of bench/pagefacts/sites, the rest testdata/pages)\n", len(pages), countDirs(flag.Arg(1)))
+	fmt.Printf("\n%d pages (%d sites of bench/pagefacts/sites, the rest testdata/pages)\n", len(pages), countDirs(args[1]))
 	fmt.Printf("date agreement   %d/%d (%.0f %%)\n", s.date, len(pages), 100*float64(s.date)/n)
 	fmt.Printf("author agreement %d/%d (%.0f %%)\n", s.author, len(pages), 100*float64(s.author)/n)
 	fmt.Printf("logo: metascraper finds one on %d pages, sitediag on %d; sitediag finds one wherever metascraper does on %d/%d, the same URL on %d\n",
@@ -194,22 +187,8 @@ func runPeers(script string, pages []page) map[string]peer {
 	for _, p := range pages {
 		args = append(args, p.url)
 	}
-	cmd := exec.Command("node", args...)
-	cmd.Env = append(os.Environ(), "TZ=UTC")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		log.Fatalf("peers.mjs: %v\n%s", err, stderr.String())
-	}
 	peers := map[string]peer{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var p peer
-		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
-			log.Fatalf("peers.mjs: %v", err)
-		}
+	for _, p := range benchenv.NodeJSON[peer]([]string{"TZ=UTC"}, args...) {
 		peers[p.URL] = p
 	}
 	return peers

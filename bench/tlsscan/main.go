@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/bench/internal/benchenv"
 	"github.com/sitediag/sitediag/tls"
 )
 
@@ -88,10 +89,7 @@ func main() {
 	rootsFile := flag.String("roots", "", "PEM file of trust anchors instead of the system's")
 	verdicts := flag.Bool("verdicts", false, "print one line of verdicts: protocols, suite counts, key exchange, findings, chain")
 	grade := flag.Bool("grade", false, "print the grade with its reasons, then one line per simulated client")
-	flag.Parse()
-	if flag.NArg() != 1 {
-		log.Fatal("usage: tlsscan [-allow CIDR] https://host:port")
-	}
+	target := benchenv.Args(1, "tlsscan [-allow CIDR] https://host:port")[0]
 	prefix, err := netip.ParsePrefix(*allow)
 	if err != nil {
 		log.Fatal(err)
@@ -112,7 +110,7 @@ func main() {
 		log.Fatal(err)
 	}
 	defer c.Close()
-	res, err := c.TLSScan(context.Background(), flag.Arg(0), sitediag.TLSScanOptions{})
+	res, err := c.TLSScan(context.Background(), target, sitediag.TLSScanOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -32,7 +32,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -40,7 +39,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -50,11 +48,11 @@ import (
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/bench/benchrow"
+	"github.com/sitediag/sitediag/bench/internal/benchapi"
+	"github.com/sitediag/sitediag/bench/internal/benchenv"
+	"github.com/sitediag/sitediag/bench/internal/benchstat"
 	"github.com/sitediag/sitediag/httpapi"
-	"github.com/sitediag/sitediag/internal/dnstest"
 )
-
-const key = "bench-key"
 
 func main() {
 	log.SetFlags(0)
@@ -71,28 +69,11 @@ func main() {
 	defer page.Close()
 	port := page.Listener.Addr().(*net.TCPAddr).Port
 
-	dns, err := dnstest.Listen()
-	if err != nil {
-		log.Fatal(err)
-	}
+	dns := benchenv.DNS("site.test. 60 IN A 127.0.0.1")
 	defer dns.Close()
-	if err := dns.AddText("site.test. 60 IN A 127.0.0.1"); err != nil {
-		log.Fatal(err)
-	}
-
-	client, err := sitediag.New(sitediag.Config{
-		DNSServers:    []string{dns.Addr},
-		AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
+	client := benchenv.Client(sitediag.Config{DNSServers: []string{dns.Addr}})
 	defer client.Close()
-	api := httptest.NewServer(httpapi.New(client, httpapi.Options{
-		// The server's request log is formatted as examples/server does,
-		// then discarded: its cost is part of the request path.
-		APIKeys: []string{key}, RateLimit: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	}))
+	api := benchapi.Serve(client, httpapi.Options{})
 	defer api.Close()
 
 	target := fmt.Sprintf("http://site.test:%d/", port)
@@ -133,31 +114,21 @@ func main() {
 	_, hopCPU, hopAllocs := run(*workers, *duration, func() error { return callLivez(caller, api.URL) })
 	fmt.Printf("the API hop alone (GET /livez, same caller): %.0f µs CPU/req %.0f allocs/req\n", us(hopCPU), hopAllocs)
 	fmt.Printf("up throughput: %d workers, %d rounds of %v each side, against %s\n", *workers, *rounds, *duration, target)
-	fmt.Printf("%-8s %10.0f req/s (median)\n", "api", median(apiRates))
-	fmt.Printf("%-8s %10.0f req/s (median)\n", "floor", median(floorRates))
-	fmt.Printf("ratio    %10.2f (median of the rounds)\n", median(ratios))
+	fmt.Printf("%-8s %10.0f req/s (median)\n", "api", benchstat.Median(apiRates))
+	fmt.Printf("%-8s %10.0f req/s (median)\n", "floor", benchstat.Median(floorRates))
+	fmt.Printf("ratio    %10.2f (median of the rounds)\n", benchstat.Median(ratios))
 	fmt.Printf("CPU ratio %9.2f (floor's CPU time per request / the API's, median of the rounds;\n"+
-		"          the throughput ratio an idle machine would give when both are CPU-bound)\n", median(cpuRatios))
+		"          the throughput ratio an idle machine would give when both are CPU-bound)\n", benchstat.Median(cpuRatios))
 	benchrow.Emit(benchrow.Row{
-		Operation: fmt.Sprintf("/up throughput, %d callers", *workers), Ours: median(apiRates), Peer: median(floorRates),
-		Unit: "req/s", PeerName: "Go client, fresh connection", Ratio: median(ratios), Goal: ">= 0.8", Runs: *rounds,
+		Operation: fmt.Sprintf("/up throughput, %d callers", *workers), Ours: benchstat.Median(apiRates), Peer: benchstat.Median(floorRates),
+		Unit: "req/s", PeerName: "Go client, fresh connection", Ratio: benchstat.Median(ratios), Goal: ">= 0.8", Runs: *rounds,
 	})
 	// The same goal in CPU time per request, which a shared machine
 	// disturbs less: 0.8 of the floor's throughput is 1.25 of its CPU.
 	benchrow.Emit(benchrow.Row{
-		Operation: "/up CPU time per request", Ours: median(apiCPUs), Peer: median(floorCPUs),
-		Unit: "µs", PeerName: "Go client, fresh connection", Ratio: 1 / median(cpuRatios), Goal: "<= 1.25", Runs: *rounds,
+		Operation: "/up CPU time per request", Ours: benchstat.Median(apiCPUs), Peer: benchstat.Median(floorCPUs),
+		Unit: "µs", PeerName: "Go client, fresh connection", Ratio: 1 / benchstat.Median(cpuRatios), Goal: "<= 1.25", Runs: *rounds,
 	})
-}
-
-// median returns the median of vs.
-func median(vs []float64) float64 {
-	s := slices.Clone(vs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // run calls do from workers goroutines for d and returns the successful
@@ -201,23 +172,12 @@ func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond)
 
 // callUp posts one /up and checks that the site was found up.
 func callUp(c *http.Client, api string, body []byte) error {
-	req, err := http.NewRequest(http.MethodPost, api+"/up", bytes.NewReader(body))
+	out, err := benchapi.Post(c, api, "/up", body)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("x-api-key", key)
-	resp, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK || !bytes.Contains(out, []byte(`"statusCode":200`)) {
-		return fmt.Errorf("/up: %d %s", resp.StatusCode, out)
+	if !bytes.Contains(out, []byte(`"statusCode":200`)) {
+		return fmt.Errorf("/up: %s", out)
 	}
 	return nil
 }

@@ -1,7 +1,10 @@
 // Package benchstat holds the statistics the bench commands share.
 package benchstat
 
-import "sort"
+import (
+	"sort"
+	"time"
+)
 
 // Median is the median of v (the mean of the two middle values when
 // their number is even), 0 when v is empty. v is not changed.
@@ -16,3 +19,7 @@ func Median(v []float64) float64 {
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
+
+// Millis is d in milliseconds, to the microsecond: the unit of the
+// benchmark table's times.
+func Millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
