@@ -52,11 +52,7 @@ func TestBrandHomePage(t *testing.T) {
 	other := serve(0, "Other Port Home", false)
 	dns := dnstest.Start(t)
 	dns.Add(t, "brand.test. 60 IN A "+peer.Addr.String(), "www.brand.test. 60 IN A "+peer.Addr.String())
-	c, err := sitediag.New(sitediag.Config{DNSServers: []string{dns.Addr}, AllowNetworks: []netip.Prefix{netip.PrefixFrom(peer.Addr, 32)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := newClient(t, sitediag.Config{DNSServers: []string{dns.Addr}, AllowNetworks: []netip.Prefix{netip.PrefixFrom(peer.Addr, 32)}})
 	ctx := context.Background()
 	brandOf := func(rawURL string, opts sitediag.BrandOptions) *sitediag.BrandResult {
 		t.Helper()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,13 +60,7 @@ func (s *brandSites) loadsOf(site string) int32 {
 
 func brandClient(t *testing.T, dns *dnstest.Server, dataDir string) *sitediag.Client {
 	t.Helper()
-	c, err := sitediag.New(sitediag.Config{DNSServers: []string{dns.Addr}, DataDir: dataDir,
-		AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return newClient(t, sitediag.Config{DNSServers: []string{dns.Addr}, DataDir: dataDir, AllowNetworks: loopback})
 }
 
 func TestBrandSites(t *testing.T) {
@@ -283,12 +276,7 @@ func (downCache) Set(context.Context, string, *sitediag.CachedBrand) error { ret
 func TestBrandCacheDown(t *testing.T) {
 	needChromium(t)
 	sites, dns := startBrandSites(t)
-	c, err := sitediag.New(sitediag.Config{DNSServers: []string{dns.Addr}, BrandCache: downCache{},
-		AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := newClient(t, sitediag.Config{DNSServers: []string{dns.Addr}, BrandCache: downCache{}, AllowNetworks: loopback})
 	for range 2 {
 		res, err := c.Brand(context.Background(), sites.url("light-saas"), sitediag.BrandOptions{})
 		if err != nil || res.Cached || res.Record.Name != "Ledgerly" {

@@ -9,7 +9,6 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -31,11 +30,7 @@ func TestDNSSECJudgesAtConfigNow(t *testing.T) {
 		{func() time.Time { return inception.AddDate(0, 0, 1) }, "secure"},
 		{nil, "bogus"}, // time.Now: long before the signatures' inception
 	} {
-		c, err := sitediag.New(sitediag.Config{DNSServers: []string{srv.Addr}, Now: tc.now, DNSSECTrustAnchor: anchor})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
+		c := newClient(t, sitediag.Config{DNSServers: []string{srv.Addr}, Now: tc.now, DNSSECTrustAnchor: anchor})
 		res, err := c.DNSSEC(context.Background(), "site.test", sitediag.DNSSECOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -49,14 +44,10 @@ func TestDNSSECJudgesAtConfigNow(t *testing.T) {
 func TestDNSOperationsCancelled(t *testing.T) {
 	srv := dnstest.Start(t)
 	srv.Handle(func(mdns.ResponseWriter, *mdns.Msg) {}) // never answers
-	c, err := sitediag.New(sitediag.Config{DNSServers: []string{srv.Addr}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := newClient(t, sitediag.Config{DNSServers: []string{srv.Addr}})
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
-	_, err = c.DNSSEC(ctx, "site.test", sitediag.DNSSECOptions{})
+	_, err := c.DNSSEC(ctx, "site.test", sitediag.DNSSECOptions{})
 	if sitediag.CodeOf(err) != sitediag.CodeDNSSECCheckFailed || !errors.Is(err, context.Canceled) {
 		t.Errorf("DNSSEC: got %v, want DNSSEC_CHECK_FAILED wrapping context.Canceled", err)
 	}
@@ -77,13 +68,9 @@ func TestHostsFileNamesStillJudged(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := dnstest.Start(t) // knows nothing of intranet.test
-	target := "http://intranet.test:" + site.URL[strings.LastIndex(site.URL, ":")+1:] + "/"
-	for _, allow := range [][]netip.Prefix{nil, {netip.MustParsePrefix("127.0.0.1/32")}} {
-		c, err := sitediag.New(sitediag.Config{DNSServers: []string{srv.Addr}, HostsFile: hosts, AllowNetworks: allow})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
+	target := "http://intranet.test:" + port(site.URL) + "/"
+	for _, allow := range [][]netip.Prefix{nil, loopback} {
+		c := newClient(t, sitediag.Config{DNSServers: []string{srv.Addr}, HostsFile: hosts, AllowNetworks: allow})
 		res, err := c.Up(context.Background(), target, sitediag.UpOptions{})
 		switch {
 		case allow == nil && !errors.Is(err, sitediag.ErrTargetNotAllowed):

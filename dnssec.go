@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/sitediag/sitediag/dns"
+	"github.com/sitediag/sitediag/internal/target"
 )
 
 // DNSSECOptions are the options of DNSSEC and the API's body of /dnssec
@@ -20,7 +21,7 @@ type DNSSECResult struct {
 	Host string `json:"-"`
 }
 
-// DNSSEC checks the DNSSEC of the zone that the host of target (a URL, a
+// DNSSEC checks the DNSSEC of the zone that the host of rawTarget (a URL, a
 // bare host or an IP literal, checked under its reverse name) belongs
 // to: whether the zone serves signed DNSKEYs, and whether the chain of
 // trust from Config.DNSSECTrustAnchor (the IANA root by default) down to
@@ -32,35 +33,37 @@ type DNSSECResult struct {
 // answer in time); CodeDNSSECQueryFailed (a server answered SERVFAIL,
 // REFUSED or another error code, or none could be reached);
 // CodeDNSSECCheckFailed (ctx was cancelled, or no server is configured).
-func (c *Client) DNSSEC(ctx context.Context, target string, _ DNSSECOptions) (_ *DNSSECResult, err error) {
-	ctx, end := c.startOp(ctx, "DNSSEC", target, nil)
-	defer end(&err)
-	t, err := parseDomain(target)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	report, err := c.resolver.CheckDNSSEC(ctx, queryName(t), c.cfg.Now())
-	if err != nil {
-		var rcodeErr *dns.RcodeError
-		switch {
-		case errors.Is(err, dns.ErrTimeout):
-			return nil, NewError(CodeDNSSECTimeout, err, "the DNS servers did not answer in time")
-		case errors.As(err, &rcodeErr):
-			return nil, NewError(CodeDNSSECQueryFailed, err, "the DNS server answered %s to the %s query for %s",
-				rcodeErr.Rcode, rcodeErr.Type, rcodeErr.Name)
-		case errors.Is(err, context.Canceled):
-			return nil, NewError(CodeDNSSECCheckFailed, err, "the check was cancelled")
-		case errors.Is(err, dns.ErrNoAnswer):
-			return nil, NewError(CodeDNSSECQueryFailed, err, "no DNS server answered")
+func (c *Client) DNSSEC(ctx context.Context, rawTarget string, opts DNSSECOptions) (*DNSSECResult, error) {
+	open := func() (*target.Target, error) { return parseDomain(rawTarget) }
+	check := func(ctx context.Context, t *target.Target) (*DNSSECResult, error) {
+		report, err := c.resolver.CheckDNSSEC(ctx, queryName(t), c.cfg.Now())
+		if err != nil {
+			return nil, err
 		}
-		return nil, NewError(CodeDNSSECCheckFailed, err, "the DNSSEC check could not be completed")
+		return &DNSSECResult{DNSSECReport: *report, Host: t.Display()}, nil
 	}
-	return &DNSSECResult{DNSSECReport: *report, Host: t.Display()}, nil
+	return runOp(ctx, c, "DNSSEC", rawTarget, &opts, open, check, func(err error) error { return mapDNSSECError(err) })
+}
+
+// mapDNSSECError maps what a DNSSEC check returns to the documented
+// codes.
+func mapDNSSECError(err error) *Error {
+	var rcodeErr *dns.RcodeError
+	switch {
+	case errors.Is(err, dns.ErrTimeout):
+		return NewError(CodeDNSSECTimeout, err, "the DNS servers did not answer in time")
+	case errors.As(err, &rcodeErr):
+		return NewError(CodeDNSSECQueryFailed, err, "the DNS server answered %s to the %s query for %s",
+			rcodeErr.Rcode, rcodeErr.Type, rcodeErr.Name)
+	case errors.Is(err, context.Canceled):
+		return NewError(CodeDNSSECCheckFailed, err, "the check was cancelled")
+	case errors.Is(err, dns.ErrNoAnswer):
+		return NewError(CodeDNSSECQueryFailed, err, "no DNS server answered")
+	}
+	return NewError(CodeDNSSECCheckFailed, err, "the DNSSEC check could not be completed")
 }
 
 // DNSSEC calls Client.DNSSEC on the default client.
-func DNSSEC(ctx context.Context, target string, opts DNSSECOptions) (*DNSSECResult, error) {
-	return onDefault(ctx, target, opts, (*Client).DNSSEC)
+func DNSSEC(ctx context.Context, rawTarget string, opts DNSSECOptions) (*DNSSECResult, error) {
+	return onDefault(ctx, rawTarget, opts, (*Client).DNSSEC)
 }

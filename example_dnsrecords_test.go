@@ -7,30 +7,19 @@ import (
 	"log"
 
 	"github.com/sitediag/sitediag"
-	"github.com/sitediag/sitediag/internal/dnstest"
 )
 
 func ExampleClient_DNSRecords() {
 	// A local DNS server stands in for the operator's resolver.
-	srv, err := dnstest.Listen()
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer srv.Close()
-	err = srv.AddText(
+	srv := exampleDNS(
 		"shop.test. 300 IN A 192.0.2.10",
 		"shop.test. 300 IN MX 20 mx2.shop.test.",
 		"shop.test. 300 IN MX 10 mx1.shop.test.",
 		`shop.test. 300 IN TXT "v=spf1 " "-all"`,
 	)
-	if err != nil {
-		log.Fatal(err)
-	}
+	defer srv.Close()
 
-	c, err := sitediag.New(sitediag.Config{DNSServers: []string{srv.Addr}})
-	if err != nil {
-		log.Fatal(err)
-	}
+	c := newExampleClient(sitediag.Config{DNSServers: []string{srv.Addr}})
 	defer c.Close()
 	res, err := c.DNSRecords(context.Background(), "https://shop.test/cart",
 		sitediag.DNSRecordsOptions{Types: []string{"a", "mx", "txt", "soa"}})

@@ -28,10 +28,7 @@ func ExampleClient_DNSSEC() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	srv, err := dnstest.Listen()
-	if err != nil {
-		log.Fatal(err)
-	}
+	srv := exampleDNS()
 	defer srv.Close()
 	srv.ServeZone(zone)
 
@@ -41,10 +38,7 @@ func ExampleClient_DNSSEC() {
 		log.Fatal(err)
 	}
 	defer os.Remove(anchor)
-	c, err := sitediag.New(sitediag.Config{DNSServers: []string{srv.Addr}, DNSSECTrustAnchor: anchor})
-	if err != nil {
-		log.Fatal(err)
-	}
+	c := newExampleClient(sitediag.Config{DNSServers: []string{srv.Addr}, DNSSECTrustAnchor: anchor})
 	defer c.Close()
 	res, err := c.DNSSEC(context.Background(), "https://shop.test/", sitediag.DNSSECOptions{})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log"
 
 	"github.com/sitediag/sitediag"
 )
@@ -14,10 +13,7 @@ import (
 // to 10.0.0.1. On an allowed target, res.Hops lists each hop with its
 // host, loss and round trips.
 func ExampleClient_MTR() {
-	c, err := sitediag.New(sitediag.Config{})
-	if err != nil {
-		log.Fatal(err)
-	}
+	c := newExampleClient(sitediag.Config{})
 	defer c.Close()
 	res, err := c.MTR(context.Background(), "10.0.0.1", sitediag.MTROptions{Count: 3, NoLookup: sitediag.On})
 	var e *sitediag.Error

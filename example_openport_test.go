@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log"
 	"net"
-	"net/netip"
 
 	"github.com/sitediag/sitediag"
 )
@@ -14,23 +13,14 @@ import (
 // operator exempts the loopback address, which the SSRF policy otherwise
 // refuses.
 func ExampleClient_OpenPort() {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		log.Fatal(err)
-	}
+	ln := exampleListen()
 	defer ln.Close()
-	closed, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		log.Fatal(err)
-	}
+	closed := exampleListen()
 	closed.Close()
 	open := ln.Addr().(*net.TCPAddr).Port
 	shut := closed.Addr().(*net.TCPAddr).Port
 
-	c, err := sitediag.New(sitediag.Config{AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
-	if err != nil {
-		log.Fatal(err)
-	}
+	c := exampleClient()
 	defer c.Close()
 	res, err := c.OpenPort(context.Background(), "127.0.0.1", sitediag.OpenPortOptions{
 		PortRanges: fmt.Sprintf("%d,%d", open, shut),

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log"
-	"net/netip"
 
 	"github.com/sitediag/sitediag"
 )
@@ -13,10 +12,7 @@ import (
 // CAP_NET_RAW or ping_group_range) the requests are ICMP echo; without,
 // TCP connects to ports 443 and 80. Either way three requests go out.
 func ExampleClient_Ping() {
-	c, err := sitediag.New(sitediag.Config{AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
-	if err != nil {
-		log.Fatal(err)
-	}
+	c := exampleClient()
 	defer c.Close()
 	res, err := c.Ping(context.Background(), "127.0.0.1", sitediag.PingOptions{Count: 3})
 	if err != nil {

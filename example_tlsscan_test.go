@@ -9,7 +9,6 @@ import (
 	"log"
 	"net"
 	"net/http/httptest"
-	"net/netip"
 
 	"github.com/sitediag/sitediag"
 )
@@ -27,13 +26,7 @@ func ExampleClient_TLSScan() {
 	roots := x509.NewCertPool()
 	roots.AddCert(srv.Certificate())
 
-	c, err := sitediag.New(sitediag.Config{
-		AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
-		RootCAs:       roots,
-	})
-	if err != nil {
-		panic(err)
-	}
+	c := newExampleClient(sitediag.Config{AllowNetworks: loopback, RootCAs: roots})
 	defer c.Close()
 	res, err := c.TLSScan(context.Background(), fmt.Sprintf("https://127.0.0.1:%d", addr.Port), sitediag.TLSScanOptions{})
 	if err != nil {

@@ -3,25 +3,17 @@ package sitediag_test
 import (
 	"context"
 	"fmt"
-	"log"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/sitediag/sitediag"
-	"github.com/sitediag/sitediag/internal/dnstest"
 )
 
 func ExampleConfig_tracing() {
 	// A local DNS server stands in for the operator's resolver.
-	srv, err := dnstest.Listen()
-	if err != nil {
-		log.Fatal(err)
-	}
+	srv := exampleDNS("shop.test. 300 IN A 192.0.2.10")
 	defer srv.Close()
-	if err := srv.AddText("shop.test. 300 IN A 192.0.2.10"); err != nil {
-		log.Fatal(err)
-	}
 
 	// The caller's provider, with its own exporter (OTLP, say); here one
 	// that keeps the spans in memory.
@@ -29,13 +21,10 @@ func ExampleConfig_tracing() {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
 	defer tp.Shutdown(context.Background())
 
-	c, err := sitediag.New(sitediag.Config{DNSServers: []string{srv.Addr}, TracerProvider: tp})
-	if err != nil {
-		log.Fatal(err)
-	}
+	c := newExampleClient(sitediag.Config{DNSServers: []string{srv.Addr}, TracerProvider: tp})
 	defer c.Close()
 	// 192.0.2.0/24 is not a target: the SSRF policy refuses it.
-	_, err = c.Up(context.Background(), "https://shop.test/", sitediag.UpOptions{})
+	_, err := c.Up(context.Background(), "https://shop.test/", sitediag.UpOptions{})
 	fmt.Println(sitediag.CodeOf(err))
 	for _, s := range spans.GetSpans() {
 		fmt.Println(s.Name, s.Status.Code)

@@ -2,7 +2,6 @@ package sitediag_test
 
 import (
 	"context"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"testing"
@@ -17,12 +16,8 @@ func TestOpenPortWithAMalformedNmapServices(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("garbage\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := sitediag.New(sitediag.Config{NmapServices: bad, AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	defer c.Close()
-	_, err = c.OpenPort(context.Background(), "127.0.0.1", sitediag.OpenPortOptions{TopPorts: 50})
+	c := newClient(t, sitediag.Config{NmapServices: bad, AllowNetworks: loopback})
+	_, err := c.OpenPort(context.Background(), "127.0.0.1", sitediag.OpenPortOptions{TopPorts: 50})
 	if sitediag.CodeOf(err) != sitediag.CodePortScanFailed {
 		t.Fatalf("OpenPort: %v, want PORT_SCAN_FAILED", err)
 	}

@@ -3,12 +3,11 @@ package sitediag_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/sitediag/sitediag/content"
 	"github.com/sitediag/sitediag/internal/charsettest"
 	"github.com/sitediag/sitediag/internal/dnstest"
+	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/internal/testenv"
 )
 
@@ -61,16 +61,6 @@ func corpusSite(t *testing.T) *httptest.Server {
 	return srv
 }
 
-func loopbackClient(t *testing.T) *sitediag.Client {
-	t.Helper()
-	c, err := sitediag.New(sitediag.Config{AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
 func needChromium(t *testing.T) {
 	t.Helper()
 	_, err := browser.Find(os.Getenv("SITEDIAG_CHROME_PATH"))
@@ -84,15 +74,10 @@ func wantCode(t *testing.T, err error, code sitediag.Code) {
 	}
 }
 
+// closedURL is the URL of a loopback port nothing listens on.
 func closedURL(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "http://" + addr + "/"
+	return "http://127.0.0.1:" + strconv.Itoa(int(porttest.Closed(t))) + "/"
 }
 
 func TestMetaScrapeWithoutBrowser(t *testing.T) {
@@ -263,55 +248,54 @@ func TestWebScrapeWithoutBrowser(t *testing.T) {
 	}
 }
 
-// Rendered, the SPA's content and the metadata its script sets are
-// there; fetched, only the spinner is.
+// TestContentRendered reads the corpus in Chromium. Rendered, the SPA's
+// content and the metadata its script sets are there; fetched, only the
+// spinner is. A page whose script navigates to a URL that fails ends on
+// Chromium's error page: that is no content of the site's but a failure
+// to connect.
 func TestContentRendered(t *testing.T) {
 	needChromium(t)
 	site := corpusSite(t)
 	c := loopbackClient(t)
 	ctx := context.Background()
-	static, err := c.MetaScrape(ctx, site.URL+"/spa-rendered.html", sitediag.MetaScrapeOptions{RenderJS: sitediag.Off})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if static.Metadata.Title != "Loading…" {
-		t.Errorf("static title: %q", static.Metadata.Title)
-	}
-	res, err := c.MetaScrape(ctx, site.URL+"/spa-rendered.html", sitediag.MetaScrapeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := res.Metadata
-	if m.Title != "Ten days in the Dolomites: a hut-to-hut route" || m.Author != "Lena Hofer" || m.Date != "2025-08-02T07:30:00Z" ||
-		m.Image != "https://cdn.orbit.example/trips/dolomites.jpg" || res.Settings.RenderJS != sitediag.On {
-		t.Errorf("rendered metadata: %+v", m)
-	}
-
-	ws, err := c.WebScrape(ctx, site.URL+"/late", sitediag.WebScrapeOptions{WaitFor: "p.late", Format: sitediag.ScrapeFormats{"text-llm"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if text, _ := ws.Content["text-llm"].(string); !strings.Contains(text, "It came late.") || ws.WaitForFound == nil || !*ws.WaitForFound {
-		t.Errorf("waitFor: found %v, text %q", ws.WaitForFound, text)
-	}
-	_, err = c.WebScrape(ctx, site.URL+"/late", sitediag.WebScrapeOptions{WaitFor: "p[["})
-	wantCode(t, err, sitediag.CodeInvalidParameters)
-}
-
-// A page whose script navigates to a URL that fails ends on Chromium's
-// error page: that is no content of the site's but a failure to connect.
-func TestContentErrorPage(t *testing.T) {
-	needChromium(t)
-	site := corpusSite(t)
-	c := loopbackClient(t)
-	ctx := context.Background()
-	_, err := c.MetaScrape(ctx, site.URL+"/to-tls-error", sitediag.MetaScrapeOptions{})
-	wantCode(t, err, sitediag.CodeUnableToConnect)
-	if err != nil && !strings.Contains(err.Error(), "TLS handshake failed") {
-		t.Errorf("MetaScrape: %v, want the TLS failure named", err)
-	}
-	_, err = c.WebScrape(ctx, site.URL+"/to-tls-error", sitediag.WebScrapeOptions{Format: sitediag.ScrapeFormats{"text"}})
-	wantCode(t, err, sitediag.CodeUnableToConnect)
+	t.Run("spa", func(t *testing.T) {
+		static, err := c.MetaScrape(ctx, site.URL+"/spa-rendered.html", sitediag.MetaScrapeOptions{RenderJS: sitediag.Off})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if static.Metadata.Title != "Loading…" {
+			t.Errorf("static title: %q", static.Metadata.Title)
+		}
+		res, err := c.MetaScrape(ctx, site.URL+"/spa-rendered.html", sitediag.MetaScrapeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := res.Metadata
+		if m.Title != "Ten days in the Dolomites: a hut-to-hut route" || m.Author != "Lena Hofer" || m.Date != "2025-08-02T07:30:00Z" ||
+			m.Image != "https://cdn.orbit.example/trips/dolomites.jpg" || res.Settings.RenderJS != sitediag.On {
+			t.Errorf("rendered metadata: %+v", m)
+		}
+	})
+	t.Run("waitFor", func(t *testing.T) {
+		ws, err := c.WebScrape(ctx, site.URL+"/late", sitediag.WebScrapeOptions{WaitFor: "p.late", Format: sitediag.ScrapeFormats{"text-llm"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text, _ := ws.Content["text-llm"].(string); !strings.Contains(text, "It came late.") || ws.WaitForFound == nil || !*ws.WaitForFound {
+			t.Errorf("waitFor: found %v, text %q", ws.WaitForFound, text)
+		}
+		_, err = c.WebScrape(ctx, site.URL+"/late", sitediag.WebScrapeOptions{WaitFor: "p[["})
+		wantCode(t, err, sitediag.CodeInvalidParameters)
+	})
+	t.Run("error page", func(t *testing.T) {
+		_, err := c.MetaScrape(ctx, site.URL+"/to-tls-error", sitediag.MetaScrapeOptions{})
+		wantCode(t, err, sitediag.CodeUnableToConnect)
+		if err != nil && !strings.Contains(err.Error(), "TLS handshake failed") {
+			t.Errorf("MetaScrape: %v, want the TLS failure named", err)
+		}
+		_, err = c.WebScrape(ctx, site.URL+"/to-tls-error", sitediag.WebScrapeOptions{Format: sitediag.ScrapeFormats{"text"}})
+		wantCode(t, err, sitediag.CodeUnableToConnect)
+	})
 }
 
 // Without a browser, each of charsettest's pages (served with no
@@ -372,11 +356,7 @@ func TestMixedContent(t *testing.T) {
 	defer secure.Close()
 	securePort = port(secure.URL)
 	dns.Add(t, "insecure.test. 60 IN A 127.0.0.1", "secure.test. 60 IN A 127.0.0.1")
-	c, err := sitediag.New(sitediag.Config{DNSServers: []string{dns.Addr}, AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := newClient(t, sitediag.Config{DNSServers: []string{dns.Addr}, AllowNetworks: loopback})
 	ctx := context.Background()
 	page := "https://secure.test:" + securePort + "/"
 	res, err := c.MixedContent(ctx, page, sitediag.MixedContentOptions{})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"net/netip"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -23,13 +22,7 @@ import (
 func spineClient(t *testing.T) (*sitediag.Client, *dnstest.Server) {
 	t.Helper()
 	dns := dnstest.Start(t)
-	c, err := sitediag.New(sitediag.Config{DNSServers: []string{dns.Addr},
-		AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c, dns
+	return newClient(t, sitediag.Config{DNSServers: []string{dns.Addr}, AllowNetworks: loopback}), dns
 }
 
 // walks are the two operations that walk redirects hop by hop.

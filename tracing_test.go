@@ -22,8 +22,6 @@ import (
 	"github.com/sitediag/sitediag/internal/porttest"
 )
 
-var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
-
 // tracedClient returns a client whose spans rec records, resolving with
 // a local DNS server that knows site.test (127.0.0.1) and not nowhere.test;
 // allow are its AllowNetworks.
@@ -33,12 +31,7 @@ func tracedClient(t *testing.T, allow []netip.Prefix) (*sitediag.Client, *tracet
 	dns.Add(t, "site.test. 60 IN A 127.0.0.1")
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	c, err := sitediag.New(sitediag.Config{DNSServers: []string{dns.Addr}, AllowNetworks: allow, TracerProvider: tp})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c, rec
+	return newClient(t, sitediag.Config{DNSServers: []string{dns.Addr}, AllowNetworks: allow, TracerProvider: tp}), rec
 }
 
 // only returns the one ended span named name.
@@ -241,11 +234,7 @@ func TestTracingEveryOperation(t *testing.T) {
 func TestTracingOff(t *testing.T) {
 	dns := dnstest.Start(t)
 	dns.Add(t, "site.test. 60 IN A 127.0.0.1")
-	c, err := sitediag.New(sitediag.Config{DNSServers: []string{dns.Addr}, AllowNetworks: loopback})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := newClient(t, sitediag.Config{DNSServers: []string{dns.Addr}, AllowNetworks: loopback})
 	site := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer site.Close()
 	rec := tracetest.NewSpanRecorder()

@@ -62,12 +62,13 @@ import (
 
 // settings are the server's configuration after flags and environment.
 type settings struct {
-	addr, apiKeys, publicURL, dataDir, allowNetworks, dnsServers string
-	chromePath, browserURL, proxies, corsOrigins, lighthouseDir  string
-	browserProxyAddr, browserProxyURL                            string
-	metricsAddr, logFormat, artifactsURL, redisURL               string
-	presign                                                      bool
-	rateLimit                                                    float64
+	addr, apiKeys, publicURL, dataDir, corsOrigins string
+	metricsAddr, logFormat, artifactsURL, redisURL string
+	presign                                        bool
+	rateLimit                                      float64
+	// client are the flags of the client's settings, by the variable
+	// each stands for (sitediag.ConfigFrom reads them by that name).
+	client map[string]*string
 }
 
 func main() {
@@ -89,41 +90,45 @@ func main() {
 }
 
 func parseSettings(args []string) (*settings, error) {
-	env := func(name, def string) string {
-		if v, ok := os.LookupEnv(name); ok {
-			return v
-		}
-		return def
-	}
-	s := &settings{}
+	s := &settings{client: map[string]*string{}}
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
-	fs.StringVar(&s.addr, "addr", env("SITEDIAG_ADDR", "127.0.0.1:8080"), "listen address (SITEDIAG_ADDR)")
-	fs.StringVar(&s.apiKeys, "api-keys", env("SITEDIAG_API_KEYS", ""), "comma-separated API keys (SITEDIAG_API_KEYS)")
-	fs.StringVar(&s.publicURL, "public-url", env("SITEDIAG_PUBLIC_URL", ""), "absolute base URL for artifact links (SITEDIAG_PUBLIC_URL)")
-	fs.StringVar(&s.dataDir, "data-dir", env("SITEDIAG_DATA_DIR", filepath.Join(os.TempDir(), "sitediag")), "data directory (SITEDIAG_DATA_DIR)")
-	fs.StringVar(&s.allowNetworks, "allow-networks", env("SITEDIAG_ALLOW_NETWORKS", ""), "CIDRs exempt from the deny table (SITEDIAG_ALLOW_NETWORKS)")
-	fs.StringVar(&s.dnsServers, "dns-servers", env("SITEDIAG_DNS_SERVERS", ""), "DNS servers, host:port (SITEDIAG_DNS_SERVERS)")
-	fs.StringVar(&s.chromePath, "chrome-path", env("SITEDIAG_CHROME_PATH", ""), "Chromium binary (SITEDIAG_CHROME_PATH)")
-	fs.StringVar(&s.lighthouseDir, "lighthouse-dir", env("SITEDIAG_LIGHTHOUSE_DIR", ""), "folder holding node_modules/lighthouse; default where make setup installs it (SITEDIAG_LIGHTHOUSE_DIR)")
-	fs.StringVar(&s.browserURL, "browser-url", env("SITEDIAG_BROWSER_URL", ""), "remote browser CDP URL (SITEDIAG_BROWSER_URL)")
-	fs.StringVar(&s.browserProxyAddr, "browser-proxy-addr", env("SITEDIAG_BROWSER_PROXY_ADDR", ""), "host:port the browser jobs' filtering proxy listens on for remote browsers, with per-job credentials (SITEDIAG_BROWSER_PROXY_ADDR)")
-	fs.StringVar(&s.browserProxyURL, "browser-proxy-url", env("SITEDIAG_BROWSER_PROXY_URL", ""), "http://host[:port] remote browsers reach that proxy at (SITEDIAG_BROWSER_PROXY_URL)")
-	fs.StringVar(&s.proxies, "proxies", env("SITEDIAG_PROXIES", ""), "country proxies cc=url,… (SITEDIAG_PROXIES)")
-	fs.StringVar(&s.corsOrigins, "cors-origins", env("SITEDIAG_CORS_ORIGINS", ""), "origins allowed to call the API from a browser, comma list or * (SITEDIAG_CORS_ORIGINS)")
-	fs.StringVar(&s.metricsAddr, "metrics-addr", env("SITEDIAG_METRICS_ADDR", ""), "listen address of /metrics, none when empty (SITEDIAG_METRICS_ADDR)")
-	fs.StringVar(&s.logFormat, "log-format", env("SITEDIAG_LOG_FORMAT", "text"), "log format, text or json (SITEDIAG_LOG_FORMAT)")
-	fs.StringVar(&s.artifactsURL, "artifacts-url", env("SITEDIAG_ARTIFACTS_URL", ""), "artifact store: file:///dir or s3://bucket?… (SITEDIAG_ARTIFACTS_URL; default <data-dir>/artifacts)")
-	fs.StringVar(&s.redisURL, "redis-url", env("SITEDIAG_REDIS_URL", ""), "Redis for shared rate limits and brand cache (SITEDIAG_REDIS_URL)")
-	presign := env("SITEDIAG_ARTIFACTS_PRESIGN", "0")
-	fs.Func("artifacts-presign", "1: artifact links are pre-signed bucket URLs (SITEDIAG_ARTIFACTS_PRESIGN)", func(v string) error {
-		presign = v
-		return nil
-	})
-	rate := env("SITEDIAG_RATE_LIMIT", "10")
-	fs.Func("rate-limit", "requests per second per key, 0 = no limit (SITEDIAG_RATE_LIMIT, default 10)", func(v string) error {
-		rate = v
-		return nil
-	})
+	// setting declares the flag -name, whose default is the environment
+	// variable SITEDIAG_<NAME> (-name upper-cased, dashes as
+	// underscores), def when that is unset.
+	setting := func(p *string, name, def, usage string) (env string) {
+		env = "SITEDIAG_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+		if v, ok := os.LookupEnv(env); ok {
+			def = v
+		}
+		fs.StringVar(p, name, def, usage+" ("+env+")")
+		return env
+	}
+	// clientSetting declares the flag of a setting of the client's.
+	clientSetting := func(name, usage string) {
+		p := new(string)
+		s.client[setting(p, name, "", usage)] = p
+	}
+	setting(&s.addr, "addr", "127.0.0.1:8080", "listen address")
+	setting(&s.apiKeys, "api-keys", "", "comma-separated API keys")
+	setting(&s.publicURL, "public-url", "", "absolute base URL for artifact links")
+	// The data directory is a setting of the server's and of the client's.
+	s.client[setting(&s.dataDir, "data-dir", filepath.Join(os.TempDir(), "sitediag"), "data directory")] = &s.dataDir
+	clientSetting("allow-networks", "CIDRs exempt from the deny table")
+	clientSetting("dns-servers", "DNS servers, host:port")
+	clientSetting("chrome-path", "Chromium binary")
+	clientSetting("lighthouse-dir", "folder holding node_modules/lighthouse; default where make setup installs it")
+	clientSetting("browser-url", "remote browser CDP URL")
+	clientSetting("browser-proxy-addr", "host:port the browser jobs' filtering proxy listens on for remote browsers, with per-job credentials")
+	clientSetting("browser-proxy-url", "http://host[:port] remote browsers reach that proxy at")
+	clientSetting("proxies", "country proxies cc=url,…")
+	setting(&s.corsOrigins, "cors-origins", "", "origins allowed to call the API from a browser, comma list or *")
+	setting(&s.metricsAddr, "metrics-addr", "", "listen address of /metrics, none when empty")
+	setting(&s.logFormat, "log-format", "text", "log format, text or json")
+	setting(&s.artifactsURL, "artifacts-url", "", "artifact store: file:///dir or s3://bucket?…; default <data-dir>/artifacts")
+	setting(&s.redisURL, "redis-url", "", "Redis for shared rate limits and brand cache")
+	var presign, rate string
+	setting(&presign, "artifacts-presign", "0", "1: artifact links are pre-signed bucket URLs")
+	setting(&rate, "rate-limit", "10", "requests per second per key, 0 = no limit")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -158,21 +163,12 @@ func checkPublicURL(raw string) error {
 	return nil
 }
 
+// clientConfig is the client's Config: its flags, and the environment
+// for the client's settings that have no flag.
 func (s *settings) clientConfig() (sitediag.Config, error) {
-	flags := map[string]string{
-		"SITEDIAG_DATA_DIR":           s.dataDir,
-		"SITEDIAG_ALLOW_NETWORKS":     s.allowNetworks,
-		"SITEDIAG_DNS_SERVERS":        s.dnsServers,
-		"SITEDIAG_CHROME_PATH":        s.chromePath,
-		"SITEDIAG_BROWSER_URL":        s.browserURL,
-		"SITEDIAG_BROWSER_PROXY_ADDR": s.browserProxyAddr,
-		"SITEDIAG_BROWSER_PROXY_URL":  s.browserProxyURL,
-		"SITEDIAG_PROXIES":            s.proxies,
-		"SITEDIAG_LIGHTHOUSE_DIR":     s.lighthouseDir,
-	}
 	return sitediag.ConfigFrom(func(name string) string {
-		if v, ok := flags[name]; ok {
-			return v
+		if p, ok := s.client[name]; ok {
+			return *p
 		}
 		return os.Getenv(name)
 	})

@@ -12,14 +12,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/internal/exampletest"
-	"github.com/sitediag/sitediag/internal/testenv"
-	"github.com/sitediag/sitediag/lighthouse"
 )
 
 // TestServerRun builds and runs the server as the README says, reads the
@@ -56,10 +52,7 @@ func TestServerRun(t *testing.T) {
 		t.Fatalf("/health: %d %s", status, body)
 	}
 
-	p.Cmd.Process.Signal(syscall.SIGTERM)
-	if code := p.Exit(t, 30*time.Second); code != 0 {
-		t.Fatalf("server exited with %d after SIGTERM", code)
-	}
+	p.Stop(t, 30*time.Second)
 
 	again := exampletest.Start(t, bin, []string{"SITEDIAG_API_KEYS="}, "-addr", "127.0.0.1:0", "-data-dir", dataDir)
 	if got := again.WaitForAny(t, regexp.MustCompile(`^\s*(sd_\S+)\s*$`), 30*time.Second)[1]; got != key {
@@ -138,10 +131,7 @@ func TestMakeRunHonoursTheEnvironment(t *testing.T) {
 // Lighthouse setting finds the Lighthouse make setup installed, and
 // /lighthouse audits a page.
 func TestServerLighthouseFromAnywhere(t *testing.T) {
-	_, errNode := exec.LookPath("node")
-	_, errChrome := browser.Find(os.Getenv("SITEDIAG_CHROME_PATH"))
-	_, errLighthouse := lighthouse.FindDir("")
-	testenv.Need(t, errNode == nil && errChrome == nil && errLighthouse == nil, "needs node, Chromium and Lighthouse (make setup)")
+	exampletest.Lighthouse(t)
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
 			http.NotFound(w, r)

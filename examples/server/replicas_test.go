@@ -17,11 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/internal/exampletest"
 	"github.com/sitediag/sitediag/internal/redistest"
 	"github.com/sitediag/sitediag/internal/s3test"
-	"github.com/sitediag/sitediag/internal/testenv"
 )
 
 // The keys: work for the diagnoses, burst for the shared rate limit
@@ -209,8 +207,7 @@ func artifactPath(t *testing.T, link any) string {
 // /health/service and go on serving (fail open), and nothing in the
 // bucket is lost.
 func TestTwoReplicas(t *testing.T) {
-	_, err := browser.Find(os.Getenv("SITEDIAG_CHROME_PATH"))
-	testenv.Need(t, err == nil, "needs Chromium (apt-get install chromium)")
+	exampletest.Chromium(t)
 	s3 := s3test.Start(t)
 	rds := redistest.Start(t)
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -1,5 +1,6 @@
 // Package exampletest builds and runs the commands under examples/ from
-// their tests, as a user would run them.
+// their tests, as a user would run them, and says whether the tools a
+// command's browser work needs are installed.
 package exampletest
 
 import (
@@ -14,6 +15,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sitediag/sitediag/browser"
+	"github.com/sitediag/sitediag/internal/testenv"
+	"github.com/sitediag/sitediag/lighthouse"
 )
 
 // Build compiles the command in the test's working directory and
@@ -25,6 +30,28 @@ func Build(t testing.TB) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// Chromium returns the Chromium binary (SITEDIAG_CHROME_PATH, else the
+// first on PATH). Without one the test skips, or fails under
+// SITEDIAG_CI=1.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	chrome, err := browser.Find(os.Getenv("SITEDIAG_CHROME_PATH"))
+	testenv.Need(t, err == nil, "needs Chromium (apt-get install chromium)")
+	return chrome
+}
+
+// Lighthouse returns the Chromium binary when node, Chromium and the
+// Lighthouse that make setup installs are all there. Without them the
+// test skips, or fails under SITEDIAG_CI=1.
+func Lighthouse(t testing.TB) (chrome string) {
+	t.Helper()
+	_, errNode := exec.LookPath("node")
+	chrome, errChrome := browser.Find(os.Getenv("SITEDIAG_CHROME_PATH"))
+	_, errLighthouse := lighthouse.FindDir("")
+	testenv.Need(t, errNode == nil && errChrome == nil && errLighthouse == nil, "needs node, Chromium and Lighthouse (make setup)")
+	return chrome
 }
 
 // Process is a running command whose stdout and stderr are read line by

@@ -241,32 +241,35 @@ func version() string {
 
 // config holds the flags that configure the client.
 type config struct {
-	dnsServers, allowNetworks, chromePath, proxies, lighthouseDir string
-	deadline                                                      time.Duration
+	// settings are the flags of the client's settings, by the variable
+	// each stands for (sitediag.ConfigFrom reads them by that name).
+	settings map[string]*string
+	deadline time.Duration
 }
 
 func (c *config) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.dnsServers, "dns-servers", "", "DNS servers, host:port, comma-separated (default $SITEDIAG_DNS_SERVERS, else the system's)")
-	fs.StringVar(&c.allowNetworks, "allow-networks", "", "CIDRs exempt from the SSRF deny table, such as 127.0.0.1/32 (default $SITEDIAG_ALLOW_NETWORKS)")
-	fs.StringVar(&c.chromePath, "chrome-path", "", "Chromium binary for the browser commands (default $SITEDIAG_CHROME_PATH, else on PATH)")
-	fs.StringVar(&c.proxies, "proxies", "", "country proxies for --proxy-country, us=http://…,de=socks5://… (default $SITEDIAG_PROXIES)")
-	fs.StringVar(&c.lighthouseDir, "lighthouse-dir", "", "where Lighthouse is installed (default $SITEDIAG_LIGHTHOUSE_DIR, else the set-up's folder)")
+	c.settings = map[string]*string{}
+	// setting declares the flag --name of the variable SITEDIAG_<NAME>
+	// (--name upper-cased, dashes as underscores), which it overrides;
+	// otherwise says what applies when neither is set.
+	setting := func(name, usage, otherwise string) {
+		env := "SITEDIAG_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+		c.settings[env] = fs.String(name, "", usage+" (default $"+env+otherwise+")")
+	}
+	setting("dns-servers", "DNS servers, host:port, comma-separated", ", else the system's")
+	setting("allow-networks", "CIDRs exempt from the SSRF deny table, such as 127.0.0.1/32", "")
+	setting("chrome-path", "Chromium binary for the browser commands", ", else on PATH")
+	setting("proxies", "country proxies for --proxy-country, us=http://…,de=socks5://…", "")
+	setting("lighthouse-dir", "where Lighthouse is installed", ", else the set-up's folder")
 	fs.DurationVar(&c.deadline, "deadline", 0, "bound on each operation, such as 90s (0: the library's 60s)")
 }
 
 // client is the configuration the flags give, the environment's
 // (sitediag.ConfigFromEnv) where a flag is not set.
 func (c *config) client() (sitediag.Config, error) {
-	flags := map[string]string{
-		"SITEDIAG_DNS_SERVERS":    c.dnsServers,
-		"SITEDIAG_ALLOW_NETWORKS": c.allowNetworks,
-		"SITEDIAG_CHROME_PATH":    c.chromePath,
-		"SITEDIAG_PROXIES":        c.proxies,
-		"SITEDIAG_LIGHTHOUSE_DIR": c.lighthouseDir,
-	}
 	cfg, err := sitediag.ConfigFrom(func(name string) string {
-		if v := flags[name]; v != "" {
-			return v
+		if p := c.settings[name]; p != nil && *p != "" {
+			return *p
 		}
 		return os.Getenv(name)
 	})

@@ -19,12 +19,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sitediag/sitediag/browser"
 	"github.com/sitediag/sitediag/internal/certtest"
 	"github.com/sitediag/sitediag/internal/dnstest"
 	"github.com/sitediag/sitediag/internal/exampletest"
-	"github.com/sitediag/sitediag/internal/testenv"
-	"github.com/sitediag/sitediag/lighthouse"
 )
 
 // TestBinary builds the command and runs it against local fixtures:
@@ -169,8 +166,7 @@ func TestOutputFile(t *testing.T) {
 // TestScreenshotFlags takes a JPEG screenshot at a viewport width given
 // by flag in Chromium: the file is named after the target and --type.
 func TestScreenshotFlags(t *testing.T) {
-	chrome, err := browser.Find("")
-	testenv.Need(t, err == nil, "needs Chromium")
+	chrome := exampletest.Chromium(t)
 	bin := exampletest.Build(t)
 	dns := dnstest.Start(t)
 	dns.Add(t, "page.test. 60 IN A 127.0.0.1")
@@ -214,10 +210,7 @@ func TestScreenshotFlags(t *testing.T) {
 // folder of its own, with no Lighthouse setting: the set-up's folder is
 // found whatever the working directory, and the report is saved there.
 func TestLighthouseFromAnywhere(t *testing.T) {
-	_, errNode := exec.LookPath("node")
-	chrome, errChrome := browser.Find("")
-	_, errLighthouse := lighthouse.FindDir("")
-	testenv.Need(t, errNode == nil && errChrome == nil && errLighthouse == nil, "needs node, Chromium and Lighthouse (make setup)")
+	chrome := exampletest.Lighthouse(t)
 	bin := exampletest.Build(t)
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Audit me</title>
