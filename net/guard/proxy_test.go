@@ -70,6 +70,18 @@ func fixture(t *testing.T, body string) *httptest.Server {
 	return srv
 }
 
+// get fetches target with client and returns the status and the body.
+func get(t *testing.T, client *http.Client, target string) (int, string) {
+	t.Helper()
+	resp, err := client.Get(target)
+	if err != nil {
+		t.Fatalf("GET %s: %v", target, err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, string(body)
+}
+
 func portOf(t *testing.T, rawURL string) string {
 	t.Helper()
 	u, err := url.Parse(rawURL)
@@ -89,14 +101,8 @@ func TestProxyForwardsAllowedTargets(t *testing.T) {
 		"http://site.test:" + portOf(t, srv.URL) + "/",
 		"http://SITE.test.:" + portOf(t, srv.URL) + "/",
 	} {
-		resp, err := client.Get(target)
-		if err != nil {
-			t.Fatalf("GET %s: %v", target, err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK || string(body) != "hello" {
-			t.Errorf("GET %s: got %d %q, want 200 hello", target, resp.StatusCode, body)
+		if status, body := get(t, client, target); status != http.StatusOK || body != "hello" {
+			t.Errorf("GET %s: got %d %q, want 200 hello", target, status, body)
 		}
 	}
 	if got := p.Stats(); got != (guard.ProxyStats{}) {
@@ -111,14 +117,8 @@ func TestProxyTunnelsTLS(t *testing.T) {
 		io.WriteString(w, "secure")
 	}))
 	t.Cleanup(srv.Close)
-	resp, err := proxiedClient(t, p).Get("https://site.test:" + portOf(t, srv.URL) + "/")
-	if err != nil {
-		t.Fatalf("GET through CONNECT: %v", err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if string(body) != "secure" {
-		t.Errorf("got %q, want secure", body)
+	if _, body := get(t, proxiedClient(t, p), "https://site.test:"+portOf(t, srv.URL)+"/"); body != "secure" {
+		t.Errorf("got %q through CONNECT, want secure", body)
 	}
 }
 
@@ -373,14 +373,8 @@ func TestProxyChainsAnUpstream(t *testing.T) {
 				"http://site.test:" + port + "/":     "plain",
 				"https://site.test:" + tlsPort + "/": "tls",
 			} {
-				resp, err := client.Get(target)
-				if err != nil {
-					t.Fatalf("GET %s: %v", target, err)
-				}
-				body, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if string(body) != want {
-					t.Errorf("GET %s: got %d %q, want %q", target, resp.StatusCode, body, want)
+				if status, body := get(t, client, target); body != want {
+					t.Errorf("GET %s: got %d %q, want %q", target, status, body, want)
 				}
 			}
 			resp, err := client.Get("http://evil.test:" + f.port() + "/")

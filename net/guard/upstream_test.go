@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -30,10 +29,7 @@ func TestHTTPClientThroughProxy(t *testing.T) {
 		fmt.Fprintf(w, "host=%s", r.Host)
 	}))
 	defer tlsBackend.Close()
-	port := func(s *httptest.Server) string {
-		_, p, _ := net.SplitHostPort(s.Listener.Addr().String())
-		return p
-	}
+	port := func(s *httptest.Server) string { return portOf(t, s.URL) }
 
 	for _, tc := range []struct {
 		name  string
@@ -56,13 +52,8 @@ func TestHTTPClientThroughProxy(t *testing.T) {
 					scheme = "https"
 				}
 				target := scheme + "://site.test:" + port(srv) + "/"
-				resp, err := client.Get(target)
-				if err != nil {
-					t.Fatalf("GET %s: %v", target, err)
-				}
-				body, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if want := "host=site.test:" + port(srv); string(body) != want {
+				want := "host=site.test:" + port(srv)
+				if _, body := get(t, client, target); body != want {
 					t.Errorf("GET %s: got body %q, want %q", target, body, want)
 				}
 			}
