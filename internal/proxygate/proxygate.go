@@ -176,13 +176,10 @@ func (g *Gate) route(header string) *route {
 }
 
 // Close stops the gate: it cuts its connections (not those its proxies
-// took over) and removes every proxy.
+// took over) and removes every proxy. Each step is idempotent, so Close
+// is.
 func (g *Gate) Close() error {
 	g.mu.Lock()
-	if g.closed {
-		g.mu.Unlock()
-		return nil
-	}
 	g.closed = true
 	routes := g.routes
 	g.routes = map[string]*route{}

@@ -50,7 +50,8 @@ func Serve(ln net.Listener, h http.Handler) *Server {
 }
 
 // Close closes the listener and every connection the server holds (not
-// those a handler took over) and returns once Serve has.
+// those a handler took over) and returns once Serve has. Calls after the
+// first do nothing and return nil.
 func (s *Server) Close() error {
 	err := s.srv.Close()
 	<-s.served

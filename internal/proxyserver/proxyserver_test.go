@@ -9,7 +9,8 @@ import (
 )
 
 // A server answers what it serves, turns away a header over
-// MaxHeaderBytes, and once closed accepts nothing.
+// MaxHeaderBytes, and once closed (twice, as callers may) accepts
+// nothing.
 func TestServeAndClose(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -41,8 +42,10 @@ func TestServeAndClose(t *testing.T) {
 		t.Errorf("header over the cap: status %d, want 431", resp.StatusCode)
 	}
 
-	if err := s.Close(); err != nil {
-		t.Errorf("Close: %v", err)
+	for range 2 {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
 	}
 	client.CloseIdleConnections()
 	if conn, err := net.DialTimeout("tcp", ln.Addr().String(), time.Second); err == nil {

@@ -167,12 +167,9 @@ func (p *Proxy) Failure(host string, port uint16) error {
 }
 
 // Close stops the proxy and cuts every connection and tunnel it holds.
+// Each step is idempotent, so Close is.
 func (p *Proxy) Close() error {
 	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return nil
-	}
 	p.closed = true
 	for c := range p.tunnels {
 		c.Close()
