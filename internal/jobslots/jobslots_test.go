@@ -7,26 +7,6 @@ import (
 	"time"
 )
 
-func TestQueueWait(t *testing.T) {
-	for _, tc := range []struct {
-		avg          time.Duration
-		ahead, slots int
-		want         time.Duration
-	}{
-		// 2 running and 10 queued 3 s jobs on 2 slots: 6 rounds.
-		{3 * time.Second, 12, 2, 18 * time.Second},
-		{3 * time.Second, 3, 2, 6 * time.Second},
-		{10 * time.Second, 1, 1, 10 * time.Second},
-		{100 * time.Millisecond, 2, 2, time.Second}, // at least a second
-		{30 * time.Second, 10, 1, time.Minute},      // at most a minute
-		{3 * time.Second, 4, 0, 12 * time.Second},   // no slots reads as one
-	} {
-		if got := QueueWait(tc.avg, tc.ahead, tc.slots); got != tc.want {
-			t.Errorf("QueueWait(%v, %d, %d) = %v, want %v", tc.avg, tc.ahead, tc.slots, got, tc.want)
-		}
-	}
-}
-
 // One slot with one queue place: the second caller waits and gets the
 // slot when it is released, a third is turned away, and without a queue
 // place a caller waits only for a slot marked Ending. A waiting caller
@@ -80,6 +60,26 @@ func TestAcquire(t *testing.T) {
 	}
 	if s.Size() != 1 || s.Running() != 1 || s.Waiting() != 0 {
 		t.Errorf("Size, Running, Waiting = %d, %d, %d, want 1, 1, 0", s.Size(), s.Running(), s.Waiting())
+	}
+}
+
+func TestQueueWait(t *testing.T) {
+	for _, tc := range []struct {
+		avg          time.Duration
+		ahead, slots int
+		want         time.Duration
+	}{
+		// 2 running and 10 queued 3 s jobs on 2 slots: 6 rounds.
+		{3 * time.Second, 12, 2, 18 * time.Second},
+		{3 * time.Second, 3, 2, 6 * time.Second},
+		{10 * time.Second, 1, 1, 10 * time.Second},
+		{100 * time.Millisecond, 2, 2, time.Second}, // at least a second
+		{30 * time.Second, 10, 1, time.Minute},      // at most a minute
+		{3 * time.Second, 4, 0, 12 * time.Second},   // no slots reads as one
+	} {
+		if got := QueueWait(tc.avg, tc.ahead, tc.slots); got != tc.want {
+			t.Errorf("QueueWait(%v, %d, %d) = %v, want %v", tc.avg, tc.ahead, tc.slots, got, tc.want)
+		}
 	}
 }
 

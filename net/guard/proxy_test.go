@@ -64,15 +64,14 @@ func proxiedClient(t *testing.T, p *guard.Proxy) *http.Client {
 // test ends; X-Seen-Host names the Host it was asked for.
 func fixture(t *testing.T, secure bool, body string) *httptest.Server {
 	t.Helper()
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	start := httptest.NewServer
+	if secure {
+		start = httptest.NewTLSServer
+	}
+	srv := start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Seen-Host", r.Host)
 		io.WriteString(w, body)
 	}))
-	if secure {
-		srv.StartTLS()
-	} else {
-		srv.Start()
-	}
 	t.Cleanup(srv.Close)
 	return srv
 }
