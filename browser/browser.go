@@ -44,9 +44,9 @@ import (
 	"fmt"
 	"net/url"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/sitediag/sitediag/internal/jobslots"
 	"github.com/sitediag/sitediag/internal/tracing"
 	"github.com/sitediag/sitediag/net/netx"
 	"go.opentelemetry.io/otel/attribute"
@@ -125,16 +125,14 @@ type Config struct {
 
 // Pool runs jobs on one warm browser. Build it with New; Close it.
 type Pool struct {
-	cfg     Config
-	slots   chan struct{}
-	queue   chan struct{}
+	cfg Config
+	// slots admits the jobs; a job that has answered and holds its slot
+	// only while its page closes marks it Ending, a slot a caller waits
+	// for rather than being told the pool is busy.
+	slots   *jobslots.Slots
 	closing chan struct{}
-	// ending counts the jobs that have answered and hold their slot only
-	// while their page closes: a slot about to be free, which a caller
-	// waits for rather than being told the pool is busy.
-	ending atomic.Int32
-	jobs   sync.WaitGroup // jobs in flight
-	bg     sync.WaitGroup // instance monitors and closers
+	jobs    sync.WaitGroup // jobs in flight
+	bg      sync.WaitGroup // instance monitors and closers
 	// starting is held by the job that looks for (and maybe starts) the
 	// browser: one start at a time, waited for while ctx lasts.
 	starting chan struct{}
@@ -176,8 +174,7 @@ func New(cfg Config) (*Pool, error) {
 	}
 	return &Pool{
 		cfg:      cfg,
-		slots:    make(chan struct{}, cfg.MaxJobs),
-		queue:    make(chan struct{}, cfg.MaxQueue),
+		slots:    jobslots.New(cfg.MaxJobs, cfg.MaxQueue),
 		closing:  make(chan struct{}),
 		starting: make(chan struct{}, 1),
 		live:     map[*instance]struct{}{},
@@ -223,7 +220,7 @@ func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Cont
 		return err
 	}
 	over = func() {
-		<-p.slots
+		p.slots.Release()
 		p.jobs.Done()
 	}
 	span.AddEvent("slot acquired")
@@ -269,11 +266,11 @@ func (p *Pool) Do(ctx context.Context, opts JobOptions, fn func(ctx context.Cont
 		j.proxy.Close()
 		release := over
 		over = nil
-		p.ending.Add(1)
+		ended := p.slots.Ending()
 		go func() {
 			j.close(ctx)
 			release()
-			p.ending.Add(-1)
+			ended()
 		}()
 	}
 	if err == nil {
@@ -319,27 +316,13 @@ func (p *Pool) prepareSpare(ctx context.Context, in *instance) {
 // acquire takes a job slot, waiting in the queue when there is room, or
 // for a slot whose job has answered and whose page is closing.
 func (p *Pool) acquire(ctx context.Context) error {
-	select {
-	case p.slots <- struct{}{}:
-		return nil
-	default:
-	}
-	select {
-	case p.queue <- struct{}{}:
-		defer func() { <-p.queue }()
-	default:
-		if p.ending.Load() == 0 {
-			return p.busy()
-		}
-	}
-	select {
-	case p.slots <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return p.busy()
-	case <-p.closing:
+	switch err := p.slots.Acquire(ctx, p.closing); {
+	case errors.Is(err, jobslots.ErrStopped):
 		return ErrClosed
+	case err != nil:
+		return p.busy()
 	}
+	return nil
 }
 
 // busy counts a job turned away and says when to come back.
@@ -360,18 +343,7 @@ func (p *Pool) retryAfter() time.Duration {
 	if avg == 0 {
 		avg = 5 * time.Second
 	}
-	return QueueWait(avg, len(p.slots)+len(p.queue), p.cfg.MaxJobs)
-}
-
-// QueueWait estimates how long a caller arriving behind ahead jobs (the
-// running ones and the queued ones) waits for one of slots, when a job
-// takes avg: the jobs ahead drain slots at a time, in whole rounds. It
-// is at least a second and at most a minute, the range a Retry-After
-// header is useful in.
-func QueueWait(avg time.Duration, ahead, slots int) time.Duration {
-	slots = max(slots, 1)
-	rounds := (ahead + slots - 1) / slots
-	return min(max(avg*time.Duration(rounds), time.Second), time.Minute)
+	return p.slots.RetryAfter(avg)
 }
 
 // instance returns the current browser, starting one when there is none
@@ -534,7 +506,7 @@ type PoolStats struct {
 func (p *Pool) Stats() PoolStats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return PoolStats{Slots: cap(p.slots), Running: len(p.slots), Waiting: len(p.queue),
+	return PoolStats{Slots: p.slots.Size(), Running: p.slots.Running(), Waiting: p.slots.Waiting(),
 		Starts: p.starts, Crashes: p.crashes, Rejected: p.rejected}
 }
 
@@ -561,8 +533,8 @@ func (p *Pool) Status(ctx context.Context) Status {
 	case running:
 		return Status{
 			Ready:   true,
-			Busy:    len(p.queue) > 0,
-			Message: fmt.Sprintf("running; %d of %d job slots in use, %d waiting", len(p.slots), cap(p.slots), len(p.queue)),
+			Busy:    p.slots.Waiting() > 0,
+			Message: fmt.Sprintf("running; %d of %d job slots in use, %d waiting", p.slots.Running(), p.slots.Size(), p.slots.Waiting()),
 		}
 	case p.cfg.RemoteURL != "":
 		if _, err := resolveRemote(ctx, p.cfg.RemoteURL); err != nil {

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"os"
 	"strconv"
 	"sync"
@@ -19,12 +18,10 @@ import (
 
 	_ "golang.org/x/image/webp"
 
-	"github.com/sitediag/sitediag/dns"
-	"github.com/sitediag/sitediag/internal/dnstest"
 	"github.com/sitediag/sitediag/internal/guardnet"
+	"github.com/sitediag/sitediag/internal/guardtest"
 	"github.com/sitediag/sitediag/internal/procs"
 	"github.com/sitediag/sitediag/internal/testenv"
-	"github.com/sitediag/sitediag/net/guard"
 )
 
 // needChromium skips (or, in CI, fails) a test when no Chromium is
@@ -40,30 +37,20 @@ func needChromium(t *testing.T) {
 // address the policy allows; evil.test resolves to 127.0.0.2.
 type env struct {
 	pool *Pool
-	dns  *dnstest.Server
 	site *site
 }
 
 func newEnv(t *testing.T, cfg Config) *env {
 	t.Helper()
 	needChromium(t)
-	srv := dnstest.Start(t)
-	for _, rr := range []string{
-		"site.test. 60 IN A 127.0.0.1",
-		"ads.doubleclick.net. 60 IN A 127.0.0.1",
-		"evil.test. 60 IN A 127.0.0.2",
-	} {
-		srv.Add(t, rr)
-	}
-	resolver := &dns.Resolver{Servers: []string{srv.Addr}, Timeout: 2 * time.Second}
-	cfg.Network = guardnet.Network(guard.New(resolver, guard.NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")})))
+	cfg.Network = guardnet.Network(guardtest.New(t, "ads.doubleclick.net. 60 IN A 127.0.0.1", "evil.test. 60 IN A 127.0.0.2"))
 	cfg.Path = os.Getenv("SITEDIAG_CHROME_PATH")
 	pool, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pool.Close() })
-	return &env{pool: pool, dns: srv, site: startSite(t)}
+	return &env{pool: pool, site: startSite(t)}
 }
 
 // do runs fn as one job and fails the test on error.

@@ -60,7 +60,7 @@ func NewFleet(cfg Config, remoteURLs []string) (*Fleet, error) {
 }
 
 // load is the number of jobs running and waiting on p.
-func (p *Pool) load() int { return len(p.slots) + len(p.queue) }
+func (p *Pool) load() int { return p.slots.Running() + p.slots.Waiting() }
 
 // order returns the pools' indices in the order a job tries them: the
 // ones not resting first, by load, ties taken in turn.

@@ -218,7 +218,7 @@ func TestBusyWhenTheQueueIsFull(t *testing.T) {
 			return err
 		})
 	}()
-	if !waitFor(10*time.Second, func() bool { return len(e.pool.queue) == 1 }) {
+	if !waitFor(10*time.Second, func() bool { return e.pool.slots.Waiting() == 1 }) {
 		t.Fatal("the second job never queued")
 	}
 	err := e.pool.Do(t.Context(), JobOptions{}, func(context.Context, *Job) error { return nil })
@@ -394,26 +394,6 @@ func TestCancelledStartKeepsThePoolReady(t *testing.T) {
 	}
 }
 
-func TestQueueWait(t *testing.T) {
-	for _, tc := range []struct {
-		avg          time.Duration
-		ahead, slots int
-		want         time.Duration
-	}{
-		// 2 running and 10 queued 3 s jobs on 2 slots: 6 rounds.
-		{3 * time.Second, 12, 2, 18 * time.Second},
-		{3 * time.Second, 3, 2, 6 * time.Second},
-		{10 * time.Second, 1, 1, 10 * time.Second},
-		{100 * time.Millisecond, 2, 2, time.Second}, // at least a second
-		{30 * time.Second, 10, 1, time.Minute},      // at most a minute
-		{3 * time.Second, 4, 0, 12 * time.Second},   // no slots reads as one
-	} {
-		if got := QueueWait(tc.avg, tc.ahead, tc.slots); got != tc.want {
-			t.Errorf("QueueWait(%v, %d, %d) = %v, want %v", tc.avg, tc.ahead, tc.slots, got, tc.want)
-		}
-	}
-}
-
 // The Retry-After of a full pool counts the running jobs and the queue,
 // not the last job alone.
 func TestRetryAfterCountsTheQueue(t *testing.T) {
@@ -424,10 +404,17 @@ func TestRetryAfterCountsTheQueue(t *testing.T) {
 	defer p.Close()
 	p.avgJob = 3 * time.Second
 	for range 2 {
-		p.slots <- struct{}{}
+		if err := p.slots.Acquire(t.Context(), nil); err != nil {
+			t.Fatal(err)
+		}
 	}
+	queued, unqueue := context.WithCancel(t.Context())
+	defer unqueue()
 	for range 10 {
-		p.queue <- struct{}{}
+		go p.slots.Acquire(queued, nil)
+	}
+	if !waitFor(10*time.Second, func() bool { return p.slots.Waiting() == 10 }) {
+		t.Fatal("the queue never filled")
 	}
 	err = p.acquire(t.Context())
 	var busy *BusyError

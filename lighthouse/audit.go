@@ -67,7 +67,7 @@ func (r *Runner) Audit(ctx context.Context, target string, opts Options) (*Repor
 	if err := r.acquire(ctx); err != nil {
 		return nil, err
 	}
-	defer func() { <-r.slot }()
+	defer r.slot.Release()
 	start := time.Now()
 	deadline := r.cfg.JobTimeout
 	if opts.Timeout > 0 {

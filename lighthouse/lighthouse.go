@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag/browser"
+	"github.com/sitediag/sitediag/internal/jobslots"
 	"github.com/sitediag/sitediag/net/netx"
 )
 
@@ -69,9 +70,9 @@ type Config struct {
 
 // Runner runs audits. Build it with New; Close it.
 type Runner struct {
-	cfg   Config
-	slot  chan struct{}
-	queue chan struct{}
+	cfg Config
+	// slot admits one audit at a time, with cfg.MaxQueue waiting.
+	slot *jobslots.Slots
 
 	mu     sync.Mutex
 	w      *worker
@@ -93,7 +94,7 @@ func New(cfg Config) (*Runner, error) {
 	case cfg.MaxQueue < 0:
 		cfg.MaxQueue = 0
 	}
-	return &Runner{cfg: cfg, slot: make(chan struct{}, 1), queue: make(chan struct{}, cfg.MaxQueue), avg: 10 * time.Second}, nil
+	return &Runner{cfg: cfg, slot: jobslots.New(1, cfg.MaxQueue), avg: 10 * time.Second}, nil
 }
 
 // JobTimeout is the deadline of each audit.
@@ -132,34 +133,18 @@ func (r *Runner) Status() (ready bool, message string) {
 	return true, "Lighthouse " + Version + " found; the worker starts on first use"
 }
 
-// acquire takes the worker's slot, waiting in the bounded queue.
+// acquire takes the worker's slot, waiting in the bounded queue. When
+// it may not, it estimates when a caller turned away now could be
+// served: the audit running and every queued one, at the average audit
+// duration.
 func (r *Runner) acquire(ctx context.Context) error {
-	select {
-	case r.slot <- struct{}{}:
-		return nil
-	default:
+	if err := r.slot.Acquire(ctx, nil); err != nil {
+		r.mu.Lock()
+		avg := r.avg
+		r.mu.Unlock()
+		return &browser.BusyError{RetryAfter: r.slot.RetryAfter(avg)}
 	}
-	select {
-	case r.queue <- struct{}{}:
-	default:
-		return &browser.BusyError{RetryAfter: r.retryAfter()}
-	}
-	defer func() { <-r.queue }()
-	select {
-	case r.slot <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return &browser.BusyError{RetryAfter: r.retryAfter()}
-	}
-}
-
-// retryAfter estimates when a caller turned away now could be served:
-// the audit running and every queued one, at the average audit duration.
-func (r *Runner) retryAfter() time.Duration {
-	r.mu.Lock()
-	avg := r.avg
-	r.mu.Unlock()
-	return browser.QueueWait(avg, len(r.slot)+len(r.queue), 1)
+	return nil
 }
 
 // Close stops the worker and its Chromium.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,9 +15,8 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag/browser"
-	"github.com/sitediag/sitediag/dns"
-	"github.com/sitediag/sitediag/internal/dnstest"
 	"github.com/sitediag/sitediag/internal/guardnet"
+	"github.com/sitediag/sitediag/internal/guardtest"
 	"github.com/sitediag/sitediag/internal/procs"
 	"github.com/sitediag/sitediag/internal/testenv"
 	"github.com/sitediag/sitediag/lighthouse"
@@ -47,11 +45,7 @@ type fixture struct {
 
 func newFixture(t *testing.T, cfg lighthouse.Config) *fixture {
 	t.Helper()
-	srv := dnstest.Start(t)
-	srv.Add(t, "site.test. 60 IN A 127.0.0.1", "evil.test. 60 IN A 169.254.169.254")
-	g := guard.New(&dns.Resolver{Servers: []string{srv.Addr}, Timeout: 2 * time.Second},
-		guard.NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}))
-	cfg.Network = guardnet.Network(g)
+	cfg.Network = guardnet.Network(guardtest.New(t, "evil.test. 60 IN A 169.254.169.254"))
 	r, err := lighthouse.New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -18,9 +18,8 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag/browser"
-	"github.com/sitediag/sitediag/dns"
-	"github.com/sitediag/sitediag/internal/dnstest"
 	"github.com/sitediag/sitediag/internal/guardnet"
+	"github.com/sitediag/sitediag/internal/guardtest"
 	"github.com/sitediag/sitediag/internal/netnstest"
 	"github.com/sitediag/sitediag/internal/porttest"
 	"github.com/sitediag/sitediag/internal/proxygate"
@@ -35,7 +34,6 @@ import (
 // evil.test names 127.0.0.2, where forbidden counts what reaches it.
 type fixture struct {
 	chromium string
-	resolver *dns.Resolver
 	guard    *guard.Guard
 	port     string // the site's HTTP port
 	tlsPort  string
@@ -53,11 +51,8 @@ func newFixture(t *testing.T) *fixture {
 	chromium, err := browser.Find(os.Getenv("SITEDIAG_CHROME_PATH"))
 	testenv.Need(t, err == nil, "needs Chromium (apt-get install chromium)")
 	f := &fixture{chromium: chromium}
-	srv := dnstest.Start(t)
-	srv.Add(t, "one.test. 60 IN A 127.0.0.1", "two.test. 60 IN A 127.0.0.1", "site.test. 60 IN A 127.0.0.1",
+	f.guard = guardtest.New(t, "one.test. 60 IN A 127.0.0.1", "two.test. 60 IN A 127.0.0.1",
 		"ads.doubleclick.net. 60 IN A 127.0.0.1", "evil.test. 60 IN A 127.0.0.2")
-	f.resolver = &dns.Resolver{Servers: []string{srv.Addr}, Timeout: 2 * time.Second}
-	f.guard = guard.New(f.resolver, guard.NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}))
 
 	site := httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(site.Close)
@@ -435,7 +430,7 @@ func TestRemoteHost(t *testing.T) {
 	}
 
 	// Without the allow list, the fixture on loopback is refused.
-	strict := guard.New(f.resolver, guard.NewPolicy(nil))
+	strict := guard.New(guardtest.Resolver(t, "two.test. 60 IN A 127.0.0.1"), guard.NewPolicy(nil))
 	do(t, newPool(t, guardnet.Gated(strict, gate), devtools), browser.JobOptions{}, func(ctx context.Context, j *browser.Job) error {
 		if _, err := j.Load(ctx, f.url("two.test", "/page/two.test"), browser.LoadOptions{}); !errors.Is(err, netx.ErrNotAllowed) {
 			t.Errorf("loading the loopback fixture without the allow list: %v, want ErrNotAllowed", err)

@@ -19,8 +19,15 @@ import (
 // stops when the test ends.
 func New(t testing.TB, records ...string) *guard.Guard {
 	t.Helper()
+	return guard.New(Resolver(t, records...), guard.NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}))
+}
+
+// Resolver returns the guard's resolver alone, for a guard of another
+// policy: a local DNS server with records besides site.test and
+// private.test, which stops when the test ends.
+func Resolver(t testing.TB, records ...string) *dns.Resolver {
+	t.Helper()
 	srv := dnstest.Start(t)
 	srv.Add(t, append([]string{"site.test. 60 IN A 127.0.0.1", "private.test. 60 IN A 10.0.0.1"}, records...)...)
-	return guard.New(&dns.Resolver{Servers: []string{srv.Addr}},
-		guard.NewPolicy([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}))
+	return &dns.Resolver{Servers: []string{srv.Addr}}
 }

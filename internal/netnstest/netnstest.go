@@ -80,6 +80,21 @@ const (
 // Child reports whether this process is a child started by Run.
 func Child() bool { return os.Getenv(envChild) == "1" }
 
+// InChild is the child's side of a test whose parent calls Run: in a
+// child it decodes the parent's argument, hands it to fn and passes what
+// fn returns to the parent's Run, and reports true (the test has nothing
+// more to do); in the parent it reports false.
+func InChild[A any](t testing.TB, fn func(arg A) any) bool {
+	t.Helper()
+	if !Child() {
+		return false
+	}
+	var arg A
+	Arg(t, &arg)
+	Output(t, fn(arg))
+	return true
+}
+
 // Arg decodes into v the argument the parent passed to Run. Call it from
 // the child.
 func Arg(t testing.TB, v any) {

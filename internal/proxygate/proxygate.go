@@ -18,22 +18,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"log"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
-	"time"
-)
 
-// Limits of the gate's server. A request it hands over is bounded by
-// the proxy behind it.
-const (
-	headerTimeout  = 10 * time.Second
-	idleTimeout    = 60 * time.Second
-	maxHeaderBytes = 256 << 10
+	"github.com/sitediag/sitediag/internal/proxyserver"
 )
 
 // realm is the realm of the gate's challenges.
@@ -48,9 +39,7 @@ type Credentials struct {
 // holder of its credentials. Build it with Listen; Close it.
 type Gate struct {
 	url    string
-	ln     net.Listener
-	srv    *http.Server
-	served chan struct{}
+	server *proxyserver.Server
 
 	mu     sync.Mutex
 	closed bool
@@ -81,18 +70,8 @@ func Listen(addr, advertise string) (*Gate, error) {
 		ln.Close()
 		return nil, err
 	}
-	g := &Gate{url: u, ln: ln, served: make(chan struct{}), routes: map[string]*route{}}
-	g.srv = &http.Server{
-		Handler:           g,
-		ReadHeaderTimeout: headerTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          log.New(io.Discard, "", 0),
-	}
-	go func() {
-		defer close(g.served)
-		g.srv.Serve(ln)
-	}()
+	g := &Gate{url: u, routes: map[string]*route{}}
+	g.server = proxyserver.Serve(ln, g)
 	return g, nil
 }
 
@@ -197,13 +176,10 @@ func (g *Gate) route(header string) *route {
 }
 
 // Close stops the gate: it cuts its connections (not those its proxies
-// took over) and removes every proxy.
+// took over) and removes every proxy. Each step is idempotent, so Close
+// is.
 func (g *Gate) Close() error {
 	g.mu.Lock()
-	if g.closed {
-		g.mu.Unlock()
-		return nil
-	}
 	g.closed = true
 	routes := g.routes
 	g.routes = map[string]*route{}
@@ -211,7 +187,5 @@ func (g *Gate) Close() error {
 	for _, rt := range routes {
 		rt.cancel()
 	}
-	err := g.srv.Close()
-	<-g.served
-	return err
+	return g.server.Close()
 }

@@ -168,4 +168,7 @@ func TestListen(t *testing.T) {
 	if _, _, err := g.Add(named("late")); err == nil {
 		t.Error("Add on a closed gate: no error")
 	}
+	if err := g.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
 }

@@ -16,16 +16,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sitediag/sitediag/internal/proxyserver"
 	"github.com/sitediag/sitediag/net/netx"
 	"golang.org/x/net/http/httpguts"
 )
 
-// Limits of the filtering proxy.
-const (
-	proxyHeaderTimeout   = 10 * time.Second
-	proxyResponseTimeout = 30 * time.Second
-	proxyMaxHeaderBytes  = 256 << 10
-)
+// proxyResponseTimeout bounds the wait for a forwarded request's
+// response header.
+const proxyResponseTimeout = 30 * time.Second
 
 // ProxyStats counts what a proxy did not let through.
 type ProxyStats struct {
@@ -49,16 +47,16 @@ type ProxyStats struct {
 type Proxy struct {
 	guard *Guard
 	opts  netx.ProxyOptions
-	// ln and srv are the proxy's own listener and server (ListenProxy);
-	// nil for a proxy of NewProxy, which a server of the caller's serves.
+	// ln and server are the proxy's own listener and server
+	// (ListenProxy); nil for a proxy of NewProxy, which a server of the
+	// caller's serves.
 	ln        net.Listener
-	srv       *http.Server
+	server    *proxyserver.Server
 	forward   *httputil.ReverseProxy
 	transport *http.Transport
 	// dialUpstream reaches a target through netx.ProxyOptions.Upstream; nil
 	// means direct.
 	dialUpstream netx.DialFunc
-	served       chan struct{}
 
 	mu      sync.Mutex
 	closed  bool
@@ -80,17 +78,7 @@ func (g *Guard) ListenProxy(opts netx.ProxyOptions) (*Proxy, error) {
 		return nil, fmt.Errorf("guard: proxy: %w", err)
 	}
 	p.ln = ln
-	p.srv = &http.Server{
-		Handler:           p,
-		ReadHeaderTimeout: proxyHeaderTimeout,
-		MaxHeaderBytes:    proxyMaxHeaderBytes,
-		ErrorLog:          p.forward.ErrorLog,
-	}
-	p.served = make(chan struct{})
-	go func() {
-		defer close(p.served)
-		p.srv.Serve(ln)
-	}()
+	p.server = proxyserver.Serve(ln, p)
 	return p, nil
 }
 
@@ -121,7 +109,7 @@ func (g *Guard) NewProxy(opts netx.ProxyOptions) (*Proxy, error) {
 		TLSClientConfig:        netx.TLSConfig(""),
 		TLSHandshakeTimeout:    tlsHandshakeTimeout,
 		ResponseHeaderTimeout:  proxyResponseTimeout,
-		MaxResponseHeaderBytes: proxyMaxHeaderBytes,
+		MaxResponseHeaderBytes: proxyserver.MaxHeaderBytes,
 		DisableCompression:     true,
 		IdleConnTimeout:        30 * time.Second,
 		// As many as Chromium opens to one host (6), so a page's
@@ -179,21 +167,17 @@ func (p *Proxy) Failure(host string, port uint16) error {
 }
 
 // Close stops the proxy and cuts every connection and tunnel it holds.
+// Each step is idempotent, so Close is.
 func (p *Proxy) Close() error {
 	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return nil
-	}
 	p.closed = true
 	for c := range p.tunnels {
 		c.Close()
 	}
 	p.mu.Unlock()
 	var err error
-	if p.srv != nil {
-		err = p.srv.Close()
-		<-p.served
+	if p.server != nil {
+		err = p.server.Close()
 	}
 	p.wg.Wait()
 	p.transport.CloseIdleConnections()

@@ -60,14 +60,32 @@ func proxiedClient(t *testing.T, p *guard.Proxy) *http.Client {
 	return &http.Client{Transport: tr, Timeout: 10 * time.Second}
 }
 
-func fixture(t *testing.T, body string) *httptest.Server {
+// fixture serves body on 127.0.0.1, over TLS when secure, until the
+// test ends; X-Seen-Host names the Host it was asked for.
+func fixture(t *testing.T, secure bool, body string) *httptest.Server {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	start := httptest.NewServer
+	if secure {
+		start = httptest.NewTLSServer
+	}
+	srv := start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Seen-Host", r.Host)
 		io.WriteString(w, body)
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// get fetches target with client and returns the response and its body.
+func get(t *testing.T, client *http.Client, target string) (*http.Response, string) {
+	t.Helper()
+	resp, err := client.Get(target)
+	if err != nil {
+		t.Fatalf("GET %s: %v", target, err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, string(body)
 }
 
 func portOf(t *testing.T, rawURL string) string {
@@ -82,20 +100,14 @@ func portOf(t *testing.T, rawURL string) string {
 func TestProxyForwardsAllowedTargets(t *testing.T) {
 	g := newGuard(t)
 	p := listenProxy(t, g, netx.ProxyOptions{})
-	srv := fixture(t, "hello")
+	srv := fixture(t, false, "hello")
 	client := proxiedClient(t, p)
 	for _, target := range []string{
 		srv.URL + "/",
 		"http://site.test:" + portOf(t, srv.URL) + "/",
 		"http://SITE.test.:" + portOf(t, srv.URL) + "/",
 	} {
-		resp, err := client.Get(target)
-		if err != nil {
-			t.Fatalf("GET %s: %v", target, err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK || string(body) != "hello" {
+		if resp, body := get(t, client, target); resp.StatusCode != http.StatusOK || body != "hello" {
 			t.Errorf("GET %s: got %d %q, want 200 hello", target, resp.StatusCode, body)
 		}
 	}
@@ -107,18 +119,9 @@ func TestProxyForwardsAllowedTargets(t *testing.T) {
 func TestProxyTunnelsTLS(t *testing.T) {
 	g := newGuard(t)
 	p := listenProxy(t, g, netx.ProxyOptions{})
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "secure")
-	}))
-	t.Cleanup(srv.Close)
-	resp, err := proxiedClient(t, p).Get("https://site.test:" + portOf(t, srv.URL) + "/")
-	if err != nil {
-		t.Fatalf("GET through CONNECT: %v", err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if string(body) != "secure" {
-		t.Errorf("got %q, want secure", body)
+	srv := fixture(t, true, "secure")
+	if _, body := get(t, proxiedClient(t, p), "https://site.test:"+portOf(t, srv.URL)+"/"); body != "secure" {
+		t.Errorf("got %q through CONNECT, want secure", body)
 	}
 }
 
@@ -207,7 +210,7 @@ func TestProxyReportsUnresolvedAndUnreachable(t *testing.T) {
 
 func TestProxyBlockListAndRefuseAll(t *testing.T) {
 	g := newGuard(t)
-	srv := fixture(t, "ok")
+	srv := fixture(t, false, "ok")
 	port := portOf(t, srv.URL)
 	blocking := listenProxy(t, g, netx.ProxyOptions{Block: func(host string) bool { return host == "site.test" }})
 	client := proxiedClient(t, blocking)
@@ -345,8 +348,10 @@ func TestProxyCloseCutsTunnels(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("CONNECT: %v %v", resp, err)
 	}
-	if err := p.Close(); err != nil {
-		t.Fatalf("Close: %v", err)
+	for range 2 {
+		if err := p.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
 	}
 	if _, err := br.ReadByte(); err == nil {
 		t.Error("the tunnel still carries data after Close")
@@ -354,11 +359,7 @@ func TestProxyCloseCutsTunnels(t *testing.T) {
 }
 
 func TestProxyChainsAnUpstream(t *testing.T) {
-	srv := fixture(t, "plain")
-	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "tls")
-	}))
-	t.Cleanup(tlsSrv.Close)
+	srv, tlsSrv := fixture(t, false, "plain"), fixture(t, true, "tls")
 	port, tlsPort := portOf(t, srv.URL), portOf(t, tlsSrv.URL)
 	for _, up := range []*proxytest.Proxy{
 		proxytest.StartConnect(t, proxytest.Options{User: "user", Password: "secret"}),
@@ -373,13 +374,7 @@ func TestProxyChainsAnUpstream(t *testing.T) {
 				"http://site.test:" + port + "/":     "plain",
 				"https://site.test:" + tlsPort + "/": "tls",
 			} {
-				resp, err := client.Get(target)
-				if err != nil {
-					t.Fatalf("GET %s: %v", target, err)
-				}
-				body, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if string(body) != want {
+				if resp, body := get(t, client, target); body != want {
 					t.Errorf("GET %s: got %d %q, want %q", target, resp.StatusCode, body, want)
 				}
 			}

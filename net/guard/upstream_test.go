@@ -3,9 +3,6 @@ package guard_test
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -22,18 +19,8 @@ import (
 )
 
 func TestHTTPClientThroughProxy(t *testing.T) {
-	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, "host=%s", r.Host)
-	}))
-	defer backend.Close()
-	tlsBackend := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, "host=%s", r.Host)
-	}))
-	defer tlsBackend.Close()
-	port := func(s *httptest.Server) string {
-		_, p, _ := net.SplitHostPort(s.Listener.Addr().String())
-		return p
-	}
+	backend, tlsBackend := fixture(t, false, "plain"), fixture(t, true, "tls")
+	port := func(s *httptest.Server) string { return portOf(t, s.URL) }
 
 	for _, tc := range []struct {
 		name  string
@@ -51,19 +38,14 @@ func TestHTTPClientThroughProxy(t *testing.T) {
 			client := g.NewHTTPClient(guard.HTTPOptions{Proxy: proxy.URL})
 			defer client.CloseIdleConnections()
 			for _, srv := range []*httptest.Server{backend, tlsBackend} {
-				scheme := "http"
+				scheme, want := "http", "plain"
 				if srv.TLS != nil {
-					scheme = "https"
+					scheme, want = "https", "tls"
 				}
 				target := scheme + "://site.test:" + port(srv) + "/"
-				resp, err := client.Get(target)
-				if err != nil {
-					t.Fatalf("GET %s: %v", target, err)
-				}
-				body, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if want := "host=site.test:" + port(srv); string(body) != want {
-					t.Errorf("GET %s: got body %q, want %q", target, body, want)
+				resp, body := get(t, client, target)
+				if seen := resp.Header.Get("X-Seen-Host"); body != want || seen != "site.test:"+port(srv) {
+					t.Errorf("GET %s: got %q from host %q, want %q from site.test:%s", target, body, seen, want, port(srv))
 				}
 			}
 			// The proxy was asked for the checked address, never the name.
@@ -143,11 +125,9 @@ func isProxyError(err error) bool {
 }
 
 func TestProxiedConnReportsTarget(t *testing.T) {
-	backend := httptest.NewServer(http.NotFoundHandler())
-	defer backend.Close()
+	port := portOf(t, fixture(t, false, "").URL)
 	g := guardtest.New(t)
 	proxy := proxytest.StartConnect(t, proxytest.Options{})
-	_, port, _ := net.SplitHostPort(backend.Listener.Addr().String())
 	conn, err := g.Dialer(proxy.URL)(context.Background(), "tcp", "site.test:"+port)
 	if err != nil {
 		t.Fatal(err)

@@ -27,9 +27,7 @@ type childArg struct {
 }
 
 func TestTraceAcrossNamespaces(t *testing.T) {
-	if netnstest.Child() {
-		var arg childArg
-		netnstest.Arg(t, &arg)
+	if netnstest.InChild(t, func(arg childArg) any {
 		hops, err := Trace(context.Background(), arg.Target, Options{
 			Count: arg.Count, Interval: 50 * time.Millisecond, Timeout: time.Second,
 			Name: func(_ context.Context, a netip.Addr) string { return names[a] },
@@ -43,7 +41,8 @@ func TestTraceAcrossNamespaces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		netnstest.Output(t, hops)
+		return hops
+	}) {
 		return
 	}
 	tp := netnstest.New(t)

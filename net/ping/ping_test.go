@@ -34,9 +34,7 @@ type childArg struct {
 // from the client namespace, over IPv4 and IPv6, with and without loss
 // injected at the last router.
 func TestPingAcrossNamespaces(t *testing.T) {
-	if netnstest.Child() {
-		var arg childArg
-		netnstest.Arg(t, &arg)
+	if netnstest.InChild(t, func(arg childArg) any {
 		res, err := Ping(context.Background(), arg.Target, Options{
 			Count: arg.Count, Interval: 20 * time.Millisecond, Wait: time.Second,
 			TCPOnly: arg.TCPOnly, Dial: dialAllowing(netnstest.Networks...),
@@ -44,7 +42,8 @@ func TestPingAcrossNamespaces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		netnstest.Output(t, res)
+		return res
+	}) {
 		return
 	}
 	tp := netnstest.New(t)
@@ -192,9 +191,7 @@ func TestSummarise(t *testing.T) {
 // where every send fails with EACCES (pro-bing retries that error
 // forever): Ping must return ErrNotSent at once, over IPv4 and IPv6.
 func TestPingProhibitedRoute(t *testing.T) {
-	if netnstest.Child() {
-		var arg childArg
-		netnstest.Arg(t, &arg)
+	if netnstest.InChild(t, func(arg childArg) any {
 		done := make(chan error, 1)
 		go func() {
 			_, err := Ping(context.Background(), arg.Target, Options{Count: 2, Interval: 20 * time.Millisecond, Wait: time.Second})
@@ -208,7 +205,8 @@ func TestPingProhibitedRoute(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("Ping did not return within 10 s")
 		}
-		netnstest.Output(t, true)
+		return true
+	}) {
 		return
 	}
 	tp := netnstest.New(t)
