@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"testing"
 	"time"
@@ -14,10 +13,7 @@ import (
 func TestBrandEnvelope(t *testing.T) {
 	needChromium(t)
 	api := apitest.New(t, apitest.Options{})
-	srv := httptest.NewServer(http.FileServer(http.Dir("../testdata/brand/light-saas")))
-	defer srv.Close()
-	api.DNS.Add(t, "www.ledgerly.test. 60 IN A 127.0.0.1")
-	target := "http://www.ledgerly.test:" + port(srv.URL) + "/"
+	target := serveAs(t, api, "www.ledgerly.test", http.FileServer(http.Dir("../testdata/brand/light-saas"))) + "/"
 
 	resp := api.Post(t, "/brand", map[string]any{"url": target})
 	meta, data := resp.WantSuccess(t)

@@ -17,7 +17,7 @@ import (
 func corpusPages(t *testing.T, api *apitest.API) func(path string) string {
 	t.Helper()
 	files := http.FileServer(http.Dir("../testdata/pages"))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	base := serveAs(t, api, "site.test", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/bare" {
 			io.WriteString(w, "<html><body><p>no metadata</p></body></html>")
 			return
@@ -27,12 +27,8 @@ func corpusPages(t *testing.T, api *apitest.API) func(path string) string {
 		}
 		files.ServeHTTP(w, r)
 	}))
-	t.Cleanup(srv.Close)
-	api.DNS.Add(t, "site.test. 60 IN A 127.0.0.1")
-	return func(path string) string { return "http://site.test:" + port(srv.URL) + path }
+	return func(path string) string { return base + path }
 }
-
-func port(rawURL string) string { return rawURL[strings.LastIndex(rawURL, ":")+1:] }
 
 func TestMetaScrapingEnvelope(t *testing.T) {
 	api := apitest.New(t, apitest.Options{})

@@ -3,7 +3,6 @@ package httpapi_test
 import (
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
@@ -28,7 +27,7 @@ func needLighthouse(t *testing.T) {
 // lighthouseSite is a fixture site for audits, known as site.test.
 func lighthouseSite(t *testing.T, api *apitest.API) string {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	base := serveAs(t, api, "site.test", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/favicon.ico":
 			http.NotFound(w, r)
@@ -48,9 +47,8 @@ func lighthouseSite(t *testing.T, api *apitest.API) string {
 			io.WriteString(w, `<img src="http://metadata.test/latest/meta-data" alt="refused">`)
 		}
 	}))
-	t.Cleanup(srv.Close)
-	api.DNS.Add(t, "site.test. 60 IN A 127.0.0.1", "metadata.test. 60 IN A 169.254.169.254")
-	return "http://site.test:" + port(srv.URL)
+	api.DNS.Add(t, "metadata.test. 60 IN A 169.254.169.254")
+	return base
 }
 
 func lighthouseAPI(t *testing.T) *apitest.API {

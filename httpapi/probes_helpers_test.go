@@ -33,6 +33,20 @@ func siteURL(srv *httptest.Server, path string) string {
 	return scheme + "://site.test:" + port + path
 }
 
+// serveAs serves handler over HTTP as name (an A record to 127.0.0.1
+// in api's DNS) until the test ends, and returns its base URL,
+// http://name:port.
+func serveAs(t *testing.T, api *apitest.API, name string, handler http.Handler) string {
+	t.Helper()
+	srv := httptest.NewServer(handler)
+	t.Cleanup(srv.Close)
+	api.DNS.Add(t, name+". 60 IN A 127.0.0.1")
+	return "http://" + name + ":" + port(srv.URL)
+}
+
+// port is the port of a URL that ends with one.
+func port(rawURL string) string { return rawURL[strings.LastIndex(rawURL, ":")+1:] }
+
 // hostOf is the host:port form of a site.test URL (meta.url's host form).
 func hostOf(rawURL string) string {
 	rest := rawURL[strings.Index(rawURL, "://")+3:]

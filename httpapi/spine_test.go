@@ -28,17 +28,13 @@ import (
 
 func TestUp(t *testing.T) {
 	api := apitest.New(t, apitest.Options{})
-	api.DNS.Add(t, "site.test. 60 IN A 127.0.0.1")
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	base := serveAs(t, api, "site.test", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/" {
 			http.Redirect(w, r, "/final", http.StatusMovedPermanently)
 			return
 		}
 		w.WriteHeader(http.StatusTeapot)
 	}))
-	defer srv.Close()
-	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
-	base := "http://site.test:" + port
 
 	t.Run("follows redirects", func(t *testing.T) {
 		resp := api.Post(t, "/up", map[string]any{"url": base + "/"})
@@ -47,7 +43,7 @@ func TestUp(t *testing.T) {
 			t.Errorf("message = %v", resp.Envelope["message"])
 		}
 		delete(meta, "test")
-		want := map[string]any{"url": "site.test:" + port, "proxyCountry": "", "followRedirect": true, "redirectedURL": base + "/final"}
+		want := map[string]any{"url": hostOf(base), "proxyCountry": "", "followRedirect": true, "redirectedURL": base + "/final"}
 		if diff := cmp.Diff(want, meta); diff != "" {
 			t.Errorf("meta (-want +got):\n%s", diff)
 		}
@@ -241,6 +237,17 @@ func TestHealth(t *testing.T) {
 	resp = api.Do(t, "GET", "/livez", nil, nil)
 	if resp.Status != 200 || string(resp.Body) != "ok\n" {
 		t.Errorf("/livez: %d %q", resp.Status, resp.Body)
+	}
+}
+
+func TestHEADRoutes(t *testing.T) {
+	api := apitest.New(t, apitest.Options{})
+	resp := api.Do(t, "HEAD", "/livez", nil, nil)
+	if resp.Status != http.StatusOK || len(resp.Body) != 0 {
+		t.Errorf("HEAD /livez: %d %q, want 200 and no body", resp.Status, resp.Body)
+	}
+	if resp := api.Do(t, "HEAD", "/health", nil, map[string]string{"x-api-key": apitest.Key}); resp.Status != http.StatusOK {
+		t.Errorf("HEAD /health: %d, want 200", resp.Status)
 	}
 }
 
