@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/internal/apitest"
 	"github.com/sitediag/sitediag/internal/porttest"
 )
@@ -31,6 +32,30 @@ func siteURL(srv *httptest.Server, path string) string {
 		scheme = "https"
 	}
 	return scheme + "://site.test:" + port + path
+}
+
+// errorCase is a request an operation must refuse, and how.
+type errorCase struct {
+	name    string // the subtest's; "" for path, code and details
+	path    string
+	body    map[string]any
+	status  int
+	code    sitediag.Code
+	details string // a part of the details; "" for any
+}
+
+// wantErrors posts each case to api and checks its error, a subtest each.
+func wantErrors(t *testing.T, api *apitest.API, cases []errorCase) {
+	t.Helper()
+	for _, c := range cases {
+		name := c.name
+		if name == "" {
+			name = c.path + " " + string(c.code) + " " + c.details
+		}
+		t.Run(name, func(t *testing.T) {
+			api.Post(t, c.path, c.body).WantErrorDetails(t, c.status, c.code, c.details)
+		})
+	}
 }
 
 // serveAs serves handler over HTTP as name (an A record to 127.0.0.1

@@ -2,13 +2,11 @@ package httpapi_test
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -317,39 +315,4 @@ func TestNoArtifactStore(t *testing.T) {
 	if !strings.Contains(string(body), `"name":"artifactStore","status":"down","message":"not configured"`) {
 		t.Errorf("/health/service without a store: %s", body)
 	}
-}
-
-// TestMountedUnderPrefix: the handler works behind http.StripPrefix.
-func TestMountedUnderPrefix(t *testing.T) {
-	client, err := sitediag.New(sitediag.Config{AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/diag/", http.StripPrefix("/diag", httpapi.New(client, httpapi.Options{APIKeys: []string{"k"}, Logger: slog.New(slog.DiscardHandler)})))
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-	req, _ := http.NewRequest("GET", srv.URL+"/diag/health", nil)
-	req.Header.Set("x-api-key", "k")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET /diag/health = %d", resp.StatusCode)
-	}
-	// The description names the server with its prefix, so that a
-	// generated client calls /diag/up.
-	resp, err = http.Get(srv.URL + "/diag/openapi.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct{ Servers []struct{ URL string } }
-	json.NewDecoder(resp.Body).Decode(&doc)
-	resp.Body.Close()
-	if len(doc.Servers) != 1 || doc.Servers[0].URL != srv.URL+"/diag" {
-		t.Errorf("GET /diag/openapi.json: servers %+v, want %s/diag", doc.Servers, srv.URL)
-	}
-
 }

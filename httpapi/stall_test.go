@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag"
+	"github.com/sitediag/sitediag/httpapi"
 	"github.com/sitediag/sitediag/internal/apitest"
 )
 
@@ -102,8 +103,8 @@ func TestHeadOnlyOperationsDoNotWaitForTheBody(t *testing.T) {
 						return
 					}
 					_, data := resp.WantSuccess(t)
-					if path == "/httpheader" && !strings.Contains(compact(t, data), `"x-probe"`) {
-						t.Errorf("headers %s: want x-probe among them", compact(t, data))
+					if path == "/httpheader" && !strings.Contains(httpapi.CompactJSON(t, data), `"x-probe"`) {
+						t.Errorf("headers %s: want x-probe among them", httpapi.CompactJSON(t, data))
 					}
 				})
 			})
