@@ -148,15 +148,15 @@ func TestResultsAreTheData(t *testing.T) {
 			}
 			if tc.file != nil {
 				artifact(t, resp.Data, tc.file)
-			} else if got, want := CompactJSON(t, resp.Data), CompactJSON(t, tc.data); got != want {
+			} else if got, want := mustJSON(t, resp.Data), mustJSON(t, tc.data); got != want {
 				t.Errorf("data %s, want %s", got, want)
 			}
 			if tc.settings == nil {
 				return
 			}
 			var meta, settings map[string]any
-			json.Unmarshal([]byte(CompactJSON(t, resp.Meta)), &meta)
-			json.Unmarshal([]byte(CompactJSON(t, tc.settings)), &settings)
+			json.Unmarshal([]byte(mustJSON(t, resp.Meta)), &meta)
+			json.Unmarshal([]byte(mustJSON(t, tc.settings)), &settings)
 			for k, v := range settings {
 				if !reflect.DeepEqual(meta[k], v) {
 					t.Errorf("meta.%s = %v, want the setting %v", k, meta[k], v)
@@ -169,8 +169,7 @@ func TestResultsAreTheData(t *testing.T) {
 	}
 }
 
-// CompactJSON is v's JSON; the tests outside the package use it too.
-func CompactJSON(t testing.TB, v any) string {
+func mustJSON(t *testing.T, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {

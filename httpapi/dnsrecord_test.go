@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
@@ -8,7 +9,6 @@ import (
 	mdns "github.com/miekg/dns"
 
 	"github.com/sitediag/sitediag"
-	"github.com/sitediag/sitediag/httpapi"
 	"github.com/sitediag/sitediag/internal/apitest"
 )
 
@@ -29,12 +29,21 @@ var dnsRecords = []string{
 	"_sip._tcp.site.test. 60 IN SRV 10 5 5060 sip.site.test.",
 }
 
+func compact(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 func TestDNSRecordEnvelope(t *testing.T) {
 	api := apitest.New(t, apitest.Options{})
 	api.DNS.Add(t, dnsRecords...)
 	resp := api.Post(t, "/dnsrecord", map[string]any{"url": "https://site.test/some/page"})
 	meta, data := resp.WantSuccess(t)
-	if got, want := httpapi.CompactJSON(t, meta["types"]), `["A","AAAA","CNAME","MX","CAA","NS","SOA","SRV","TXT"]`; got != want {
+	if got, want := compact(t, meta["types"]), `["A","AAAA","CNAME","MX","CAA","NS","SOA","SRV","TXT"]`; got != want {
 		t.Errorf("meta.types: got %s, want %s", got, want)
 	}
 	if meta["url"] != "site.test" || meta["rcode"] != "NOERROR" {
@@ -44,7 +53,7 @@ func TestDNSRecordEnvelope(t *testing.T) {
 		`"CNAME":[],"MX":[{"exchange":"mx.site.test","priority":10}],"NS":["ns1.site.test"],` +
 		`"SOA":{"expire":1209600,"hostmaster":"hostmaster.site.test","minttl":300,"nsname":"ns1.site.test","refresh":7200,"retry":3600,"serial":7},` +
 		`"SRV":[{"name":"web.site.test","port":443,"priority":10,"weight":5}],"TXT":["ab"]}`
-	if got := httpapi.CompactJSON(t, data); got != want {
+	if got := compact(t, data); got != want {
 		t.Errorf("data:\ngot  %s\nwant %s", got, want)
 	}
 	if _, ok := resp.Envelope["message"]; ok {
@@ -114,10 +123,10 @@ func TestDNSRecordTargets(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			meta, data := api.Post(t, "/dnsrecord", tt.body).WantSuccess(t)
 			delete(meta, "test")
-			if got := httpapi.CompactJSON(t, meta); got != tt.wantMeta {
+			if got := compact(t, meta); got != tt.wantMeta {
 				t.Errorf("meta: got %s, want %s", got, tt.wantMeta)
 			}
-			if got := httpapi.CompactJSON(t, data); got != tt.wantData {
+			if got := compact(t, data); got != tt.wantData {
 				t.Errorf("data: got %s, want %s", got, tt.wantData)
 			}
 		})

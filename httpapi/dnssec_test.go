@@ -9,7 +9,6 @@ import (
 	mdns "github.com/miekg/dns"
 
 	"github.com/sitediag/sitediag"
-	"github.com/sitediag/sitediag/httpapi"
 	"github.com/sitediag/sitediag/internal/apitest"
 	"github.com/sitediag/sitediag/internal/dnstest"
 )
@@ -24,7 +23,7 @@ func TestDNSSECEnvelope(t *testing.T) {
 	t.Run("signed", func(t *testing.T) {
 		meta, data := api.Post(t, "/dnssec", map[string]any{"url": "https://site.test/x"}).WantSuccess(t)
 		delete(meta, "test")
-		if got := httpapi.CompactJSON(t, meta); got != `{"url":"site.test"}` {
+		if got := compact(t, meta); got != `{"url":"site.test"}` {
 			t.Errorf("meta: got %s", got)
 		}
 		d, _ := data.(map[string]any)
@@ -47,7 +46,7 @@ func TestDNSSECEnvelope(t *testing.T) {
 		_, data := api.Post(t, "/dnssec", map[string]any{"url": "plain.test"}).WantSuccess(t)
 		want := `{"dnskey":[],"isEnabled":false,"rrsig":[],"validation":{"chain":[],"dnskeySignatureValid":null,"dsMatchesKsk":null,` +
 			`"reason":"plain.test is outside the trust anchor's zone site.test","status":"indeterminate"},"zone":"plain.test"}`
-		if got := httpapi.CompactJSON(t, data); got != want {
+		if got := compact(t, data); got != want {
 			t.Errorf("got  %s\nwant %s", got, want)
 		}
 	})

@@ -20,7 +20,6 @@ import (
 	mdns "github.com/miekg/dns"
 
 	"github.com/sitediag/sitediag"
-	"github.com/sitediag/sitediag/httpapi"
 	"github.com/sitediag/sitediag/internal/apitest"
 	"github.com/sitediag/sitediag/internal/procs"
 )
@@ -332,8 +331,8 @@ func TestHostileDNSServers(t *testing.T) {
 			}
 		}},
 		{"64 KB of A, an HTTP operation", "/httpheader", map[string]any{"url": "http://many.test:" + port + "/"}, func(t *testing.T, resp *apitest.Response) {
-			if _, data := resp.WantSuccess(t); !strings.Contains(httpapi.CompactJSON(t, data), `"x-probe"`) {
-				t.Errorf("headers %s: want x-probe among them", httpapi.CompactJSON(t, data))
+			if _, data := resp.WantSuccess(t); !strings.Contains(compact(t, data), `"x-probe"`) {
+				t.Errorf("headers %s: want x-probe among them", compact(t, data))
 			}
 		}},
 		{"no answer", "/dnsrecord", map[string]any{"url": "site.test"}, func(t *testing.T, resp *apitest.Response) {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/sitediag/sitediag"
-	"github.com/sitediag/sitediag/httpapi"
 	"github.com/sitediag/sitediag/internal/apitest"
 )
 
@@ -103,8 +102,8 @@ func TestHeadOnlyOperationsDoNotWaitForTheBody(t *testing.T) {
 						return
 					}
 					_, data := resp.WantSuccess(t)
-					if path == "/httpheader" && !strings.Contains(httpapi.CompactJSON(t, data), `"x-probe"`) {
-						t.Errorf("headers %s: want x-probe among them", httpapi.CompactJSON(t, data))
+					if path == "/httpheader" && !strings.Contains(compact(t, data), `"x-probe"`) {
+						t.Errorf("headers %s: want x-probe among them", compact(t, data))
 					}
 				})
 			})
