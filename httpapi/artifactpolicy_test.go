@@ -121,9 +121,7 @@ func TestContentArtifactReachesNothing(t *testing.T) {
 // category gauges show the scores the API answered (#30: it showed only
 // "Lighthouse report requires JavaScript").
 func TestLighthouseReportRenders(t *testing.T) {
-	needLighthouse(t)
-	api := lighthouseAPI(t)
-	site := lighthouseSite(t, api)
+	api, site := lighthouseFixture(t)
 	resp := api.Post(t, "/lighthouse", map[string]any{"url": site + "/", "parameters": []string{"--only-categories=seo,accessibility"}})
 	meta, data := resp.WantSuccess(t)
 	link, _ := data.(string)

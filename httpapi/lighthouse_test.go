@@ -51,14 +51,17 @@ func lighthouseSite(t *testing.T, api *apitest.API) string {
 	return base
 }
 
-func lighthouseAPI(t *testing.T) *apitest.API {
-	return apitest.New(t, apitest.Options{Config: sitediag.Config{}})
+// lighthouseFixture is a test API and its fixture site (lighthouseSite)
+// to audit, on a machine that can run Lighthouse.
+func lighthouseFixture(t *testing.T) (*apitest.API, string) {
+	t.Helper()
+	needLighthouse(t)
+	api := apitest.New(t, apitest.Options{})
+	return api, lighthouseSite(t, api)
 }
 
 func TestLighthouseEnvelope(t *testing.T) {
-	needLighthouse(t)
-	api := lighthouseAPI(t)
-	site := lighthouseSite(t, api)
+	api, site := lighthouseFixture(t)
 	resp := api.Post(t, "/lighthouse", map[string]any{"url": site + "/old", "parameters": []string{"--only-categories=seo,accessibility"}})
 	meta, data := resp.WantSuccess(t)
 	wantMeta(t, meta, map[string]any{"url": site + "/old", "redirectedURL": site + "/", "device": "desktop",
@@ -112,9 +115,7 @@ func TestLighthouseEnvelope(t *testing.T) {
 // Twenty audits in a row (one of a slow page), then Close: no Node or
 // Chromium process of ours is left.
 func TestLighthouseLeavesNothing(t *testing.T) {
-	needLighthouse(t)
-	api := lighthouseAPI(t)
-	site := lighthouseSite(t, api)
+	api, site := lighthouseFixture(t)
 	for i := range 20 {
 		path := "/"
 		if i == 1 {
