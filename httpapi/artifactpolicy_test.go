@@ -96,7 +96,7 @@ func TestContentArtifactReachesNothing(t *testing.T) {
 		t.Fatalf("the scrape itself reached the canary: %v, %d connections", hits, conns)
 	}
 
-	openInChromium(t, link, func(ctx context.Context, j *browser.Job) error {
+	openInChromium(t, link, 120*time.Second, func(ctx context.Context, j *browser.Job) error {
 		out, err := j.Eval(ctx, `() => JSON.stringify([location.href, getComputedStyle(document.querySelector('h1')).color,
 			document.getElementById('inline').naturalWidth])`)
 		if err != nil {
@@ -121,9 +121,7 @@ func TestContentArtifactReachesNothing(t *testing.T) {
 // category gauges show the scores the API answered (#30: it showed only
 // "Lighthouse report requires JavaScript").
 func TestLighthouseReportRenders(t *testing.T) {
-	needLighthouse(t)
-	api := lighthouseAPI(t)
-	site := lighthouseSite(t, api)
+	api, site := lighthouseFixture(t)
 	resp := api.Post(t, "/lighthouse", map[string]any{"url": site + "/", "parameters": []string{"--only-categories=seo,accessibility"}})
 	meta, data := resp.WantSuccess(t)
 	link, _ := data.(string)
@@ -142,7 +140,7 @@ func TestLighthouseReportRenders(t *testing.T) {
 		t.Errorf("report policy %q does not allow exactly its scripts by hash", csp)
 	}
 
-	openInChromium(t, link, func(ctx context.Context, j *browser.Job) error {
+	openInChromium(t, link, 120*time.Second, func(ctx context.Context, j *browser.Job) error {
 		if ok, err := j.WaitFor(ctx, ".lh-category .lh-gauge__percentage", 30*time.Second); err != nil || !ok {
 			return fmt.Errorf("no score gauge appeared (%v)", err)
 		}
@@ -184,15 +182,15 @@ func fetchArtifactHeader(t *testing.T, link string) http.Header {
 
 // openInChromium loads link in a Chromium of the test's own, as a person
 // opening the link would (its network allows 127.0.0.1 only), and hands
-// the job to use.
-func openInChromium(t *testing.T, link string, use func(ctx context.Context, j *browser.Job) error) {
+// the job to use; the job may take jobTimeout, the whole 30 s more.
+func openInChromium(t *testing.T, link string, jobTimeout time.Duration, use func(ctx context.Context, j *browser.Job) error) {
 	t.Helper()
-	driver, err := browser.New(browser.Config{Network: guardnet.Network(guardtest.New(t)), JobTimeout: 120 * time.Second})
+	driver, err := browser.New(browser.Config{Network: guardnet.Network(guardtest.New(t)), JobTimeout: jobTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer driver.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), jobTimeout+30*time.Second)
 	defer cancel()
 	err = driver.Do(ctx, browser.JobOptions{Width: 1280, Height: 900}, func(ctx context.Context, j *browser.Job) error {
 		if _, err := j.Load(ctx, link, browser.LoadOptions{}); err != nil {

@@ -6,8 +6,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sitediag/sitediag"
 	"github.com/sitediag/sitediag/internal/apitest"
@@ -17,7 +19,7 @@ import (
 func corpusPages(t *testing.T, api *apitest.API) func(path string) string {
 	t.Helper()
 	files := http.FileServer(http.Dir("../testdata/pages"))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	base := serveAs(t, api, "site.test", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/bare" {
 			io.WriteString(w, "<html><body><p>no metadata</p></body></html>")
 			return
@@ -27,12 +29,8 @@ func corpusPages(t *testing.T, api *apitest.API) func(path string) string {
 		}
 		files.ServeHTTP(w, r)
 	}))
-	t.Cleanup(srv.Close)
-	api.DNS.Add(t, "site.test. 60 IN A 127.0.0.1")
-	return func(path string) string { return "http://site.test:" + port(srv.URL) + path }
+	return func(path string) string { return base + path }
 }
-
-func port(rawURL string) string { return rawURL[strings.LastIndex(rawURL, ":")+1:] }
 
 func TestMetaScrapingEnvelope(t *testing.T) {
 	api := apitest.New(t, apitest.Options{})
@@ -180,4 +178,45 @@ func TestMixedContentEnvelope(t *testing.T) {
 	api.Post(t, "/mixedcontent", map[string]any{"url": "http://169.254.169.254/"}).WantError(t, 403, sitediag.CodeTargetNotAllowed)
 	api.Post(t, "/mixedcontent", map[string]any{"url": "https://no-such.test/"}).WantError(t, 422, sitediag.CodeUnableToConnect)
 	api.Post(t, "/mixedcontent", map[string]any{"url": shop, "followRedirect": "no"}).WantError(t, 400, sitediag.CodeInvalidParameters)
+}
+
+func TestBrandEnvelope(t *testing.T) {
+	needChromium(t)
+	api := apitest.New(t, apitest.Options{})
+	target := serveAs(t, api, "www.ledgerly.test", http.FileServer(http.Dir("../testdata/brand/light-saas"))) + "/"
+
+	resp := api.Post(t, "/brand", map[string]any{"url": target})
+	meta, data := resp.WantSuccess(t)
+	wantMeta(t, meta, map[string]any{"domain": "ledgerly.test", "mode": "standard", "cached": false, "refreshRequested": false})
+	if last, err := time.Parse(time.RFC3339, meta["lastUpdated"].(string)); err != nil || time.Since(last) > time.Minute {
+		t.Errorf("lastUpdated %v: %v", meta["lastUpdated"], err)
+	}
+	if !regexp.MustCompile(`^\d+[smhd]`).MatchString(meta["dataAge"].(string)) {
+		t.Errorf("dataAge %v", meta["dataAge"])
+	}
+	rec, _ := data.(map[string]any)
+	colors, _ := rec["colors"].(map[string]any)
+	if rec["name"] != "Ledgerly" || colors["primary"] != "#0f766e" || rec["company"] != nil {
+		t.Errorf("data: %v", data)
+	}
+	for _, k := range []string{"domain", "name", "tagline", "description", "slogan", "favicon", "bannerUrl", "isNsfw", "logos",
+		"colors", "colorScheme", "fonts", "fontSizes", "components", "spacing", "socialProfiles", "links", "pageMeta"} {
+		if _, ok := rec[k]; !ok {
+			t.Errorf("data lacks %s", k)
+		}
+	}
+
+	meta, _ = api.Post(t, "/brand", map[string]any{"url": target}).WantSuccess(t)
+	wantMeta(t, meta, map[string]any{"cached": true, "refreshRequested": false})
+	meta, data = api.Post(t, "/brand", map[string]any{"url": target, "refresh": true, "mode": "enriched"}).WantSuccess(t)
+	wantMeta(t, meta, map[string]any{"cached": false, "refreshRequested": true, "mode": "enriched"})
+	if company, _ := data.(map[string]any)["company"].(map[string]any); company["foundedYear"] != float64(2019) {
+		t.Errorf("enriched company: %v", company)
+	}
+
+	api.Post(t, "/brand", map[string]any{"url": "mailto:x@ledgerly.test"}).WantError(t, 400, sitediag.CodeInvalidURL)
+	api.Post(t, "/brand", map[string]any{"url": target, "mode": "llm"}).WantError(t, 400, sitediag.CodeInvalidParameters)
+	api.Post(t, "/brand", map[string]any{"url": target, "refresh": "yes"}).WantError(t, 400, sitediag.CodeInvalidParameters)
+	api.Post(t, "/brand", map[string]any{"url": "http://169.254.169.254/"}).WantError(t, 403, sitediag.CodeTargetNotAllowed)
+	api.Post(t, "/brand", map[string]any{"url": "http://gone.ledgerly.test/"}).WantError(t, 422, sitediag.CodeUnableToConnect)
 }

@@ -8,17 +8,6 @@ import (
 	"github.com/sitediag/sitediag/internal/apitest"
 )
 
-func TestHEADRoutes(t *testing.T) {
-	api := apitest.New(t, apitest.Options{})
-	resp := api.Do(t, "HEAD", "/livez", nil, nil)
-	if resp.Status != http.StatusOK || len(resp.Body) != 0 {
-		t.Errorf("HEAD /livez: %d %q, want 200 and no body", resp.Status, resp.Body)
-	}
-	if resp := api.Do(t, "HEAD", "/health", nil, map[string]string{"x-api-key": apitest.Key}); resp.Status != http.StatusOK {
-		t.Errorf("HEAD /health: %d, want 200", resp.Status)
-	}
-}
-
 func TestCORS(t *testing.T) {
 	const app = "https://app.example"
 	preflight := map[string]string{"Origin": app, "Access-Control-Request-Method": "POST",

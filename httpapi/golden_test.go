@@ -2,8 +2,6 @@ package httpapi_test
 
 import (
 	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/sitediag/sitediag/internal/apitest"
@@ -15,18 +13,14 @@ import (
 func TestGoldenShapes(t *testing.T) {
 	api := apitest.New(t, apitest.Options{})
 	api.DNS.Add(t, dnsRecords...)
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	siteURL := serveAs(t, api, "www.site.test", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/old" {
 			http.Redirect(w, r, "/new", http.StatusMovedPermanently)
 			return
 		}
 		w.Write([]byte("ok"))
 	}))
-	defer site.Close()
-	port := site.URL[strings.LastIndex(site.URL, ":")+1:]
-	api.DNS.Add(t, "www.site.test. 60 IN A 127.0.0.1")
-	siteURL := "http://www.site.test:" + port
-	replace := map[string]string{":" + port: ":PORT"}
+	replace := map[string]string{":" + port(siteURL): ":PORT"}
 
 	for _, tc := range []struct {
 		name, method, path string

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -21,7 +20,7 @@ func TestLighthouseLargePageKeepsItsDeadline(t *testing.T) {
 	const deadline = 90 * time.Second // sitediag's default
 	api := apitest.New(t, apitest.Options{Config: sitediag.Config{LighthouseDir: "../lighthouse", LighthouseJobTimeout: deadline}})
 	chunk := bytes.Repeat([]byte("<p>A large page, fifty megabytes of paragraphs.</p>\n"), 1<<14)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	site := serveAs(t, api, "large.test", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
 			http.NotFound(w, r)
 			return
@@ -35,10 +34,8 @@ func TestLighthouseLargePageKeepsItsDeadline(t *testing.T) {
 		}
 		io.WriteString(w, "</body></html>")
 	}))
-	t.Cleanup(srv.Close)
-	api.DNS.Add(t, "large.test. 60 IN A 127.0.0.1")
 	began := time.Now()
-	resp := api.Post(t, "/lighthouse", map[string]any{"url": "http://large.test:" + port(srv.URL) + "/"})
+	resp := api.Post(t, "/lighthouse", map[string]any{"url": site + "/"})
 	took := time.Since(began)
 	t.Logf("%v: %d %.300s", took, resp.Status, resp.Body)
 	if took > deadline+10*time.Second {

@@ -3,7 +3,6 @@ package httpapi_test
 import (
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
@@ -28,7 +27,7 @@ func needLighthouse(t *testing.T) {
 // lighthouseSite is a fixture site for audits, known as site.test.
 func lighthouseSite(t *testing.T, api *apitest.API) string {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	base := serveAs(t, api, "site.test", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/favicon.ico":
 			http.NotFound(w, r)
@@ -48,19 +47,21 @@ func lighthouseSite(t *testing.T, api *apitest.API) string {
 			io.WriteString(w, `<img src="http://metadata.test/latest/meta-data" alt="refused">`)
 		}
 	}))
-	t.Cleanup(srv.Close)
-	api.DNS.Add(t, "site.test. 60 IN A 127.0.0.1", "metadata.test. 60 IN A 169.254.169.254")
-	return "http://site.test:" + port(srv.URL)
+	api.DNS.Add(t, "metadata.test. 60 IN A 169.254.169.254")
+	return base
 }
 
-func lighthouseAPI(t *testing.T) *apitest.API {
-	return apitest.New(t, apitest.Options{Config: sitediag.Config{}})
+// lighthouseFixture is a test API and its fixture site (lighthouseSite)
+// to audit, on a machine that can run Lighthouse.
+func lighthouseFixture(t *testing.T) (*apitest.API, string) {
+	t.Helper()
+	needLighthouse(t)
+	api := apitest.New(t, apitest.Options{})
+	return api, lighthouseSite(t, api)
 }
 
 func TestLighthouseEnvelope(t *testing.T) {
-	needLighthouse(t)
-	api := lighthouseAPI(t)
-	site := lighthouseSite(t, api)
+	api, site := lighthouseFixture(t)
 	resp := api.Post(t, "/lighthouse", map[string]any{"url": site + "/old", "parameters": []string{"--only-categories=seo,accessibility"}})
 	meta, data := resp.WantSuccess(t)
 	wantMeta(t, meta, map[string]any{"url": site + "/old", "redirectedURL": site + "/", "device": "desktop",
@@ -114,9 +115,7 @@ func TestLighthouseEnvelope(t *testing.T) {
 // Twenty audits in a row (one of a slow page), then Close: no Node or
 // Chromium process of ours is left.
 func TestLighthouseLeavesNothing(t *testing.T) {
-	needLighthouse(t)
-	api := lighthouseAPI(t)
-	site := lighthouseSite(t, api)
+	api, site := lighthouseFixture(t)
 	for i := range 20 {
 		path := "/"
 		if i == 1 {

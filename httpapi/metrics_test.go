@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -19,11 +18,10 @@ import (
 // /openapi.json once.)
 func TestMetrics(t *testing.T) {
 	api := apitest.New(t, apitest.Options{})
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
-	defer site.Close()
+	site := serveAs(t, api, "site.test", http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 
-	api.Post(t, "/up", map[string]any{"url": site.URL}).WantSuccess(t)
-	api.Post(t, "/up", map[string]any{"url": site.URL}).WantSuccess(t)
+	api.Post(t, "/up", map[string]any{"url": site}).WantSuccess(t)
+	api.Post(t, "/up", map[string]any{"url": site}).WantSuccess(t)
 	api.Post(t, "/up", `{"url": 5}`)
 	api.Post(t, "/up", map[string]any{"url": "http://10.0.0.1/"})
 	api.Post(t, "/no-such-route-"+strings.Repeat("x", 10), "{}")

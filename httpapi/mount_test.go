@@ -15,6 +15,48 @@ import (
 	"github.com/sitediag/sitediag/internal/openapicheck"
 )
 
+// mountUnderDiag serves the API of a loopback client (apitest.LoopbackClient),
+// with the key "k" and no rate limit, under /diag/ of a test server, its
+// exchanges checked against its OpenAPI description; it stops when the
+// test ends.
+func mountUnderDiag(t *testing.T) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.Handle("/diag/", http.StripPrefix("/diag", openapicheck.Wrap(t, httpapi.New(apitest.LoopbackClient(t), httpapi.Options{
+		APIKeys: []string{"k"}, RateLimit: -1, Logger: slog.New(slog.DiscardHandler),
+	}))))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestMountedUnderPrefix: the handler works behind http.StripPrefix.
+func TestMountedUnderPrefix(t *testing.T) {
+	srv := mountUnderDiag(t)
+	req, _ := http.NewRequest("GET", srv.URL+"/diag/health", nil)
+	req.Header.Set("x-api-key", "k")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET /diag/health = %d", resp.StatusCode)
+	}
+	// The description names the server with its prefix, so that a
+	// generated client calls /diag/up.
+	resp, err = http.Get(srv.URL + "/diag/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct{ Servers []struct{ URL string } }
+	json.NewDecoder(resp.Body).Decode(&doc)
+	resp.Body.Close()
+	if len(doc.Servers) != 1 || doc.Servers[0].URL != srv.URL+"/diag" {
+		t.Errorf("GET /diag/openapi.json: servers %+v, want %s/diag", doc.Servers, srv.URL)
+	}
+}
+
 // A handler mounted under a prefix, with neither PublicURL nor Artifacts:
 // the operations that produce files store them in the default store, and
 // their links keep the prefix.
@@ -24,12 +66,7 @@ func TestMountedWithoutPublicURLOrStore(t *testing.T) {
 		io.WriteString(w, `<!doctype html><title>Mounted</title><meta name="description" content="a page">`)
 	}))
 	defer site.Close()
-	mux := http.NewServeMux()
-	mux.Handle("/diag/", http.StripPrefix("/diag", openapicheck.Wrap(t, httpapi.New(apitest.LoopbackClient(t), httpapi.Options{
-		APIKeys: []string{"k"}, RateLimit: -1, Logger: slog.New(slog.DiscardHandler),
-	}))))
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
+	srv := mountUnderDiag(t)
 
 	post := func(t *testing.T, path string, body map[string]any) map[string]any {
 		t.Helper()

@@ -111,33 +111,20 @@ func TestOpenPortDetectServices(t *testing.T) {
 }
 
 func TestOpenPortErrors(t *testing.T) {
-	api := apitest.New(t, apitest.Options{})
-	tests := []struct {
-		name    string
-		body    map[string]any
-		status  int
-		code    sitediag.Code
-		details string
-	}{
-		{"no url", map[string]any{}, 400, sitediag.CodeInvalidURL, ""},
-		{"bad scheme", map[string]any{"url": "ftp://site.test"}, 400, sitediag.CodeInvalidURL, ""},
-		{"numeric host", map[string]any{"url": "127.1"}, 400, sitediag.CodeInvalidURL, ""},
-		{"top ports not offered", map[string]any{"url": "127.0.0.1", "topPorts": 7}, 400, sitediag.CodeInvalidParameters, "topPorts"},
-		{"both lists", map[string]any{"url": "127.0.0.1", "topPorts": 50, "portRanges": "80"}, 400, sitediag.CodeInvalidParameters, "topPorts"},
-		{"range down", map[string]any{"url": "127.0.0.1", "portRanges": "80,100-90"}, 400, sitediag.CodeInvalidParameters, `"100-90"`},
-		{"port zero", map[string]any{"url": "127.0.0.1", "portRanges": "0"}, 400, sitediag.CodeInvalidParameters, "1-65535"},
-		{"too many", map[string]any{"url": "127.0.0.1", "portRanges": "1-6000"}, 400, sitediag.CodeInvalidParameters, "5000"},
-		{"proxy", map[string]any{"url": "127.0.0.1", "proxyCountry": "us"}, 400, sitediag.CodeInvalidParameters, "proxy"},
-		{"wrong type", map[string]any{"url": "127.0.0.1", "portRanges": 80}, 400, sitediag.CodeInvalidParameters, "portRanges"},
-		{"unknown field", map[string]any{"url": "127.0.0.1", "ports": "80"}, 400, sitediag.CodeInvalidParameters, "ports"},
-		{"unresolvable", map[string]any{"url": "missing.test", "portRanges": "80"}, 422, sitediag.CodeUnableToConnect, "name not resolved"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			resp := api.Post(t, "/openport", tt.body)
-			resp.WantErrorDetails(t, tt.status, tt.code, tt.details)
-		})
-	}
+	wantErrors(t, apitest.New(t, apitest.Options{}), []errorCase{
+		{"no url", "/openport", map[string]any{}, 400, sitediag.CodeInvalidURL, ""},
+		{"bad scheme", "/openport", map[string]any{"url": "ftp://site.test"}, 400, sitediag.CodeInvalidURL, ""},
+		{"numeric host", "/openport", map[string]any{"url": "127.1"}, 400, sitediag.CodeInvalidURL, ""},
+		{"top ports not offered", "/openport", map[string]any{"url": "127.0.0.1", "topPorts": 7}, 400, sitediag.CodeInvalidParameters, "topPorts"},
+		{"both lists", "/openport", map[string]any{"url": "127.0.0.1", "topPorts": 50, "portRanges": "80"}, 400, sitediag.CodeInvalidParameters, "topPorts"},
+		{"range down", "/openport", map[string]any{"url": "127.0.0.1", "portRanges": "80,100-90"}, 400, sitediag.CodeInvalidParameters, `"100-90"`},
+		{"port zero", "/openport", map[string]any{"url": "127.0.0.1", "portRanges": "0"}, 400, sitediag.CodeInvalidParameters, "1-65535"},
+		{"too many", "/openport", map[string]any{"url": "127.0.0.1", "portRanges": "1-6000"}, 400, sitediag.CodeInvalidParameters, "5000"},
+		{"proxy", "/openport", map[string]any{"url": "127.0.0.1", "proxyCountry": "us"}, 400, sitediag.CodeInvalidParameters, "proxy"},
+		{"wrong type", "/openport", map[string]any{"url": "127.0.0.1", "portRanges": 80}, 400, sitediag.CodeInvalidParameters, "portRanges"},
+		{"unknown field", "/openport", map[string]any{"url": "127.0.0.1", "ports": "80"}, 400, sitediag.CodeInvalidParameters, "ports"},
+		{"unresolvable", "/openport", map[string]any{"url": "missing.test", "portRanges": "80"}, 422, sitediag.CodeUnableToConnect, "name not resolved"},
+	})
 }
 
 func TestOpenPortRefusedTarget(t *testing.T) {

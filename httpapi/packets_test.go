@@ -192,34 +192,21 @@ func TestZeroMeansTheDefault(t *testing.T) {
 }
 
 func TestPingAndMTRErrors(t *testing.T) {
-	api := apitest.New(t, apitest.Options{})
-	tests := []struct {
-		path    string
-		body    map[string]any
-		status  int
-		code    sitediag.Code
-		details string
-	}{
-		{"/ping", map[string]any{"url": ""}, 400, sitediag.CodeInvalidURL, ""},
-		{"/ping", map[string]any{"url": "0x7f.1"}, 400, sitediag.CodeInvalidURL, ""},
-		{"/ping", map[string]any{"url": "127.0.0.1", "count": 17}, 400, sitediag.CodeInvalidParameters, "count"},
-		{"/ping", map[string]any{"url": "127.0.0.1", "count": -1}, 400, sitediag.CodeInvalidParameters, "count"},
-		{"/ping", map[string]any{"url": "127.0.0.1", "count": "4"}, 400, sitediag.CodeInvalidParameters, "count"},
-		{"/ping", map[string]any{"url": "127.0.0.1", "proxyCountry": "de"}, 400, sitediag.CodeInvalidParameters, "HTTP proxy"},
-		{"/ping", map[string]any{"url": "10.1.2.3"}, 403, sitediag.CodeTargetNotAllowed, ""},
-		{"/ping", map[string]any{"url": "missing.test"}, 422, sitediag.CodeUnableToConnect, "name not resolved"},
-		{"/mtr", map[string]any{"url": "ftp://x.test"}, 400, sitediag.CodeInvalidURL, ""},
-		{"/mtr", map[string]any{"url": "127.0.0.1", "count": 21}, 400, sitediag.CodeInvalidParameters, "count"},
-		{"/mtr", map[string]any{"url": "127.0.0.1", "maxHops": 65}, 400, sitediag.CodeInvalidParameters, "maxHops"},
-		{"/mtr", map[string]any{"url": "127.0.0.1", "proxyCountry": "us"}, 400, sitediag.CodeInvalidParameters, "HTTP proxy"},
-		{"/mtr", map[string]any{"url": "127.0.0.1", "followRedirect": true}, 400, sitediag.CodeInvalidParameters, "followRedirect"},
-		{"/mtr", map[string]any{"url": "169.254.169.254"}, 403, sitediag.CodeTargetNotAllowed, ""},
-		{"/mtr", map[string]any{"url": "missing.test"}, 422, sitediag.CodeUnableToConnect, "name not resolved"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.path+" "+string(tt.code)+" "+tt.details, func(t *testing.T) {
-			resp := api.Post(t, tt.path, tt.body)
-			resp.WantErrorDetails(t, tt.status, tt.code, tt.details)
-		})
-	}
+	wantErrors(t, apitest.New(t, apitest.Options{}), []errorCase{
+		{"", "/ping", map[string]any{"url": ""}, 400, sitediag.CodeInvalidURL, ""},
+		{"", "/ping", map[string]any{"url": "0x7f.1"}, 400, sitediag.CodeInvalidURL, ""},
+		{"", "/ping", map[string]any{"url": "127.0.0.1", "count": 17}, 400, sitediag.CodeInvalidParameters, "count"},
+		{"", "/ping", map[string]any{"url": "127.0.0.1", "count": -1}, 400, sitediag.CodeInvalidParameters, "count"},
+		{"", "/ping", map[string]any{"url": "127.0.0.1", "count": "4"}, 400, sitediag.CodeInvalidParameters, "count"},
+		{"", "/ping", map[string]any{"url": "127.0.0.1", "proxyCountry": "de"}, 400, sitediag.CodeInvalidParameters, "HTTP proxy"},
+		{"", "/ping", map[string]any{"url": "10.1.2.3"}, 403, sitediag.CodeTargetNotAllowed, ""},
+		{"", "/ping", map[string]any{"url": "missing.test"}, 422, sitediag.CodeUnableToConnect, "name not resolved"},
+		{"", "/mtr", map[string]any{"url": "ftp://x.test"}, 400, sitediag.CodeInvalidURL, ""},
+		{"", "/mtr", map[string]any{"url": "127.0.0.1", "count": 21}, 400, sitediag.CodeInvalidParameters, "count"},
+		{"", "/mtr", map[string]any{"url": "127.0.0.1", "maxHops": 65}, 400, sitediag.CodeInvalidParameters, "maxHops"},
+		{"", "/mtr", map[string]any{"url": "127.0.0.1", "proxyCountry": "us"}, 400, sitediag.CodeInvalidParameters, "HTTP proxy"},
+		{"", "/mtr", map[string]any{"url": "127.0.0.1", "followRedirect": true}, 400, sitediag.CodeInvalidParameters, "followRedirect"},
+		{"", "/mtr", map[string]any{"url": "169.254.169.254"}, 403, sitediag.CodeTargetNotAllowed, ""},
+		{"", "/mtr", map[string]any{"url": "missing.test"}, 422, sitediag.CodeUnableToConnect, "name not resolved"},
+	})
 }

@@ -2,13 +2,11 @@ package httpapi_test
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -28,17 +26,13 @@ import (
 
 func TestUp(t *testing.T) {
 	api := apitest.New(t, apitest.Options{})
-	api.DNS.Add(t, "site.test. 60 IN A 127.0.0.1")
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	base := serveAs(t, api, "site.test", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/" {
 			http.Redirect(w, r, "/final", http.StatusMovedPermanently)
 			return
 		}
 		w.WriteHeader(http.StatusTeapot)
 	}))
-	defer srv.Close()
-	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
-	base := "http://site.test:" + port
 
 	t.Run("follows redirects", func(t *testing.T) {
 		resp := api.Post(t, "/up", map[string]any{"url": base + "/"})
@@ -47,7 +41,7 @@ func TestUp(t *testing.T) {
 			t.Errorf("message = %v", resp.Envelope["message"])
 		}
 		delete(meta, "test")
-		want := map[string]any{"url": "site.test:" + port, "proxyCountry": "", "followRedirect": true, "redirectedURL": base + "/final"}
+		want := map[string]any{"url": hostOf(base), "proxyCountry": "", "followRedirect": true, "redirectedURL": base + "/final"}
 		if diff := cmp.Diff(want, meta); diff != "" {
 			t.Errorf("meta (-want +got):\n%s", diff)
 		}
@@ -244,6 +238,17 @@ func TestHealth(t *testing.T) {
 	}
 }
 
+func TestHEADRoutes(t *testing.T) {
+	api := apitest.New(t, apitest.Options{})
+	resp := api.Do(t, "HEAD", "/livez", nil, nil)
+	if resp.Status != http.StatusOK || len(resp.Body) != 0 {
+		t.Errorf("HEAD /livez: %d %q, want 200 and no body", resp.Status, resp.Body)
+	}
+	if resp := api.Do(t, "HEAD", "/health", nil, map[string]string{"x-api-key": apitest.Key}); resp.Status != http.StatusOK {
+		t.Errorf("HEAD /health: %d, want 200", resp.Status)
+	}
+}
+
 func TestArtifacts(t *testing.T) {
 	store, err := blobstore.OpenDir(t.TempDir(), blobstore.Options{TTL: time.Hour})
 	if err != nil {
@@ -310,39 +315,4 @@ func TestNoArtifactStore(t *testing.T) {
 	if !strings.Contains(string(body), `"name":"artifactStore","status":"down","message":"not configured"`) {
 		t.Errorf("/health/service without a store: %s", body)
 	}
-}
-
-// TestMountedUnderPrefix: the handler works behind http.StripPrefix.
-func TestMountedUnderPrefix(t *testing.T) {
-	client, err := sitediag.New(sitediag.Config{AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/diag/", http.StripPrefix("/diag", httpapi.New(client, httpapi.Options{APIKeys: []string{"k"}, Logger: slog.New(slog.DiscardHandler)})))
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-	req, _ := http.NewRequest("GET", srv.URL+"/diag/health", nil)
-	req.Header.Set("x-api-key", "k")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET /diag/health = %d", resp.StatusCode)
-	}
-	// The description names the server with its prefix, so that a
-	// generated client calls /diag/up.
-	resp, err = http.Get(srv.URL + "/diag/openapi.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct{ Servers []struct{ URL string } }
-	json.NewDecoder(resp.Body).Decode(&doc)
-	resp.Body.Close()
-	if len(doc.Servers) != 1 || doc.Servers[0].URL != srv.URL+"/diag" {
-		t.Errorf("GET /diag/openapi.json: servers %+v, want %s/diag", doc.Servers, srv.URL)
-	}
-
 }

@@ -29,8 +29,6 @@ import (
 	"github.com/sitediag/sitediag/httpapi"
 	"github.com/sitediag/sitediag/internal/apitest"
 	"github.com/sitediag/sitediag/internal/certtest"
-	"github.com/sitediag/sitediag/internal/guardnet"
-	"github.com/sitediag/sitediag/internal/guardtest"
 )
 
 // TestUIStatic checks that the page and its assets are served with their
@@ -204,18 +202,7 @@ func TestUIReport(t *testing.T) {
 	// start on a loaded machine can take that long.
 	api.Post(t, "/screenshot", map[string]any{"url": target + "/about"}).WantSuccess(t)
 
-	driver, err := browser.New(browser.Config{Network: guardnet.Network(guardtest.New(t)), JobTimeout: 600 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer driver.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 620*time.Second)
-	defer cancel()
-
-	err = driver.Do(ctx, browser.JobOptions{Width: 1280, Height: 900}, func(ctx context.Context, j *browser.Job) error {
-		if _, err := j.Load(ctx, srv.URL+"/ui/", browser.LoadOptions{}); err != nil {
-			return err
-		}
+	openInChromium(t, srv.URL+"/ui/", 600*time.Second, func(ctx context.Context, j *browser.Job) error {
 		p := &uiPage{t: t, j: j}
 		p.submit(ctx, "#key", apitest.Key)
 		if got := p.text(ctx, "sessionStorage.getItem('sitediag.apiKey')"); got != apitest.Key {
@@ -391,9 +378,6 @@ func TestUIReport(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // checkCallOrder checks the order the page asks in: /up first, alone;

@@ -139,6 +139,28 @@
   // ---- the report ----------------------------------------------------
 
   const report = document.getElementById('report');
+
+  // The report's sections, in page order, each [op, heading]: the section
+  // sec-op, headed h-op, shows the answers Run.run gives s[op].
+  const sectionHeadings = [
+    ['screenshot', 'Screenshot'],
+    ['up', 'Up and redirect chain'],
+    ['tls', 'TLS'],
+    ['headers', 'Security headers'],
+    ['dns', 'DNS and DNSSEC'],
+    ['timing', 'Timing'],
+    ['protocols', 'HTTP versions'],
+    ['ports', 'Open ports'],
+    ['links', 'Broken links'],
+    ['meta', 'Metadata'],
+    ['mixed', 'Mixed content'],
+    ['lighthouse', 'Lighthouse'],
+  ];
+  for (const [op, heading] of sectionHeadings) {
+    report.append(el('section', { id: 'sec-' + op, 'data-op': op, 'aria-labelledby': 'h-' + op },
+      el('h2', { id: 'h-' + op }, heading)));
+  }
+
   const overall = document.getElementById('overall');
   const pageError = document.getElementById('page-error');
   const download = document.getElementById('download');
