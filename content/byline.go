@@ -26,20 +26,32 @@ var bylineLead = regexp.MustCompile(`(?i)^(?:written\s+by|posted\s+by|words\s+by
 // bylineJoin is what a byline puts between the name and a date.
 var bylineJoin = regexp.MustCompile(`(?i)(?:\s*[,|·•–—-]\s*|\s+(?:on|published|updated|posted)\s*:?\s*)+$`)
 
-// cleanAuthor makes a name of a raw author value: white space
-// condensed, a leading "By" and a trailing date or role dropped. A URL,
-// or a value longer than maxAuthor, is no name ("").
+// cleanAuthor makes a name of an author value a page declares (JSON-LD,
+// meta author): white space condensed and a leading "By" dropped, the
+// rest kept as written ("Reuters Staff", "The Editors"). A URL, or a
+// value longer than maxAuthor, is no name ("").
 func cleanAuthor(v string) string {
 	v = clean(v)
 	if v == "" || len(v) > maxAuthor || isURLValue(v) {
 		return ""
 	}
-	v = bylineLead.ReplaceAllString(v, "")
+	return clean(bylineLead.ReplaceAllString(v, ""))
+}
+
+// bylineName makes a name of the text of a byline or author element,
+// which often goes on past the name: cleanAuthor, then a trailing date
+// ("Lydia Dishman 05.24.16 5:42 AM") and a trailing role ("Gina Hall,
+// Contributor") dropped, the role only when a name of two words or more
+// is left ("Reuters Staff" stays whole).
+func bylineName(v string) string {
+	v = cleanAuthor(v)
 	if _, span, ok := findDate(v); ok && span[0] > 0 {
 		v = strings.TrimSpace(v[:span[0]])
 		v = bylineJoin.ReplaceAllString(v, "")
 	}
-	v = roleSuffix.ReplaceAllString(v, "")
+	if name := clean(strings.Trim(roleSuffix.ReplaceAllString(v, ""), " ,|·•–—-")); twoWords.MatchString(name) {
+		v = name
+	}
 	return clean(strings.Trim(v, " ,|·•–—-"))
 }
 
@@ -62,13 +74,13 @@ func (x *extraction) filterText(selector string) string {
 	return x.firstText(selector, func(s *goquery.Selection) string { return clean(s.Text()) })
 }
 
-// authorText is filterText cleaned as an author name. Of an element
-// selector matches, the innermost match with text is read (in <div
+// authorText is filterText cleaned as a byline name (bylineName). Of
+// an element selector matches, the innermost match with text is read (in <div
 // class="author-box"><span class="author-name">Kelly Sheridan</span>
 // <span>News</span></div>, the name's span), and the words of separate
 // elements are kept apart.
 func (x *extraction) authorText(selector string) string {
-	return cleanAuthor(x.firstText(selector, func(s *goquery.Selection) string {
+	return bylineName(x.firstText(selector, func(s *goquery.Selection) string {
 		for {
 			inner := s.Find(selector).FilterFunction(func(_ int, e *goquery.Selection) bool { return spacedText(e) != "" })
 			if inner.Length() == 0 {

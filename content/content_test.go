@@ -52,12 +52,14 @@ func TestExtractMetadataHeadlines(t *testing.T) {
 			URL: "https://gazette.example/news/2026/03/cycle-lanes-approved", Lang: "en-GB",
 		}},
 		// Yoast: the Organization's image is a reference to the logo node
-		// described inside it.
+		// described inside it. The publisher is only a reference too, so
+		// og:site_name, the name the site displays, comes before the
+		// Organization's name (as in metascraper).
 		{"yoast-graph-refs.html", headline{
 			Title:       "How we cut our build times in half",
 			Description: "Caching, test sharding and a smaller base image took our CI pipeline from 22 to 10 minutes.",
 			Image:       "https://northwind.example/wp-content/uploads/2024/01/northwind-logo.png",
-			Author:      "Dana Okafor", Date: "2025-03-11T08:15:00Z", Publisher: "Northwind",
+			Author:      "Dana Okafor", Date: "2025-03-11T08:15:00Z", Publisher: "Northwind Engineering",
 			Logo: "https://northwind.example/wp-content/uploads/2024/01/northwind-logo.png",
 			URL:  "https://northwind.example/blog/build-times/", Lang: "en-US",
 		}},

@@ -80,8 +80,21 @@ func flattenLD(out []map[string]any, v any) []map[string]any {
 }
 
 // ldValue returns the first value at path ("publisher.logo") in the
-// JSON-LD objects, in order; arrays on the way yield their first item.
-func (x *extraction) ldValue(path string) any {
+// JSON-LD objects, in order; arrays on the way yield their first item,
+// and references to nodes ({"@id": …}) the node they name.
+func (x *extraction) ldValue(path string) any { return x.ldLookup(path, x.deref) }
+
+// ldWritten is the first string at path as the objects write it, no
+// reference followed: a publisher's name written in the article, not
+// the name of a node it refers to.
+func (x *extraction) ldWritten(path string) string {
+	s, _ := x.ldLookup(path, func(v any) any { return v }).(string)
+	return s
+}
+
+// ldLookup walks path in each object in turn, follow applied to each
+// value on the way.
+func (x *extraction) ldLookup(path string, follow func(any) any) any {
 	for _, obj := range x.objects {
 		var v any = obj
 		for _, key := range strings.Split(path, ".") {
@@ -91,7 +104,7 @@ func (x *extraction) ldValue(path string) any {
 				v = nil
 				break
 			}
-			v = x.deref(m[key])
+			v = follow(m[key])
 		}
 		if v = firstItem(v); v != nil && v != "" {
 			return v

@@ -1,6 +1,7 @@
 package content
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -12,13 +13,18 @@ import (
 // to Lang) are each chosen from the first source, in the documented
 // priority, that gives a usable value; Sources keeps every raw source so
 // a caller can choose differently. URLs are absolute (resolved against
-// <base> and the final URL); dates are RFC 3339 in UTC.
+// <base> and the final URL), and Image, Logo and a URL the page gives
+// are normalized as metascraper normalizes them (lower-case host, no
+// default port, one slash for many, no utm_ parameters); dates are RFC
+// 3339 in UTC.
 type Metadata struct {
 	// Title: og:title, twitter:title, <title>, JSON-LD headline,
 	// .post-title, .entry-title, h1[class*=title], the first <h1>.
 	Title string `json:"title"`
 	// Description: og:description, twitter:description, meta
-	// description, itemprop description, JSON-LD description.
+	// description, itemprop description, JSON-LD description; a news
+	// dateline ("WASHINGTON — ") dropped, and "..." ending it written
+	// "…".
 	Description string `json:"description"`
 	// Image: og:image (secure_url, url), twitter:image, itemprop image,
 	// JSON-LD image, link rel=image_src, the first image of the article,
@@ -35,10 +41,14 @@ type Metadata struct {
 	// DateModified: JSON-LD dateModified, article:modified_time,
 	// og:updated_time, itemprop dateModified.
 	DateModified string `json:"dateModified"`
-	// Publisher: JSON-LD publisher, og:site_name, application-name,
-	// apple-mobile-web-app-title, meta publisher, the app name of
-	// twitter:app, the text or image alt of the site's logo, then the
-	// last part of a <title> such as "Story | Site".
+	// Publisher: the JSON-LD publisher's name written in the page,
+	// og:site_name, then the name of the node a JSON-LD publisher
+	// refers to ({"@id": …}, as Yoast writes it: og:site_name, the name
+	// the site displays, comes first), application-name,
+	// apple-mobile-web-app-title, an App Links app_name, meta
+	// publisher, the app name of twitter:app, the text or image alt of
+	// the site's logo, then the last part of a <title> such as
+	// "Story | Site".
 	Publisher string `json:"publisher"`
 	// Logo: og:logo, itemprop logo, JSON-LD logo, publisher.logo or
 	// brand.logo, then the best icon as metascraper-logo-favicon ranks
@@ -49,7 +59,8 @@ type Metadata struct {
 	// chooses again).
 	logoFromIcons bool
 	// URL: og:url, twitter:url, link canonical, the x-default
-	// alternate, al:web:url, the final URL.
+	// alternate, al:web:url, else the final URL (as fetched, not
+	// normalized).
 	URL string `json:"url"`
 	// Lang: <html lang>, Content-Language, og:locale, JSON-LD
 	// inLanguage, as a BCP 47 tag.
@@ -145,8 +156,8 @@ func ExtractMetadata(d *Document) *Metadata {
 	}
 	m.Title = first(x.og("title"), x.twitter("title"), x.sources.Document.Title, x.ld("headline"), x.text(".post-title"),
 		x.text(".entry-title"), x.text("h1[class*=title i]"), x.sources.Document.H1)
-	m.Description = first(x.og("description"), x.twitter("description"), x.metaName("description"),
-		x.itemprop("description"), x.ld("description"))
+	m.Description = summary(first(x.og("description"), x.twitter("description"), x.metaName("description"),
+		x.itemprop("description"), x.ld("description")))
 	m.Image = firstURL(d, x.ogMedia("image"), x.twitter("image:src"), x.twitter("image"), x.itemprop("image"),
 		x.attr("img[itemprop=image]", "src"), x.ldURL("image"), x.linkHref("image_src"), x.attr("article img[src]", "src"),
 		x.attr("#content img[src]", "src"), x.attr(`img[alt*=author i]`, "src"), x.attr(`img[src]:not([aria-hidden="true"])`, "src"))
@@ -166,17 +177,18 @@ func ExtractMetadata(d *Document) *Metadata {
 	m.DateModified = firstDate(x.ld("dateModified"), x.attr(`meta[property*="modified_time" i]`, "content"),
 		x.property("article:modified_time"), x.property("og:updated_time"), x.attr(`[itemprop*="datemodified" i]`, "content"),
 		x.metaName("last-modified"))
-	m.Publisher = first(x.ldName("publisher"), x.og("site_name"), x.metaName("application-name"),
-		x.metaName("apple-mobile-web-app-title"), x.metaName("publisher"), x.twitter("app:name:iphone"),
-		x.text("#logo, .logo"), x.text("a[class*=brand i]"), x.attr("[class*=logo i] img[alt]", "alt"),
+	m.Publisher = first(x.ldWritten("publisher.name"), x.og("site_name"), x.ldName("publisher"),
+		x.attr(`meta[name*="application-name" i]`, "content"), x.attr(`meta[name*="app-title" i]`, "content"),
+		x.appName(), x.metaName("publisher"), x.twitter("app:name:iphone"), x.twitter("app:name:ipad"),
+		x.twitter("app:name:googleplay"), x.text("#logo, .logo"), x.text("a[class*=brand i]"), x.attr("[class*=logo i] img[alt]", "alt"),
 		titleSuffix(x.sources.Document.Title))
 	m.Logo = firstURL(d, x.og("logo"), x.itemprop("logo"), x.attr("img[itemprop=logo]", "src"), x.ldURL("logo"),
 		x.ldURL("publisher.logo"), x.ldURL("brand.logo"))
 	if m.Logo == "" {
 		m.Logo, m.logoFromIcons = bestIcon(m.Icons), true
 	}
-	m.URL = firstURL(d, x.og("url"), x.twitter("url"), x.linkHref("canonical"),
-		x.attr(`link[rel~=alternate i][hreflang=x-default i]`, "href"), x.property("al:web:url"), d.URL.String())
+	m.URL = first(firstURL(d, x.og("url"), x.twitter("url"), x.linkHref("canonical"),
+		x.attr(`link[rel~=alternate i][hreflang=x-default i]`, "href"), x.property("al:web:url")), d.resolve(d.URL.String()))
 	m.Lang = first(x.sources.Document.Lang, x.httpEquiv("content-language"), strings.ReplaceAll(x.og("locale"), "_", "-"),
 		x.ld("inLanguage"))
 	return m
@@ -201,11 +213,12 @@ func first(values ...string) string {
 	return ""
 }
 
-// firstURL returns the first value that resolves to an absolute URL.
+// firstURL returns the first value that resolves to an absolute URL,
+// normalized (see normalURL).
 func firstURL(d *Document, values ...string) string {
 	for _, v := range values {
 		if u := d.resolve(v); u != "" {
-			return u
+			return normalURL(u)
 		}
 	}
 	return ""
@@ -220,6 +233,19 @@ func firstDate(values ...string) string {
 		}
 	}
 	return ""
+}
+
+// dateline is a news summary's opening place name in capitals
+// ("WASHINGTON — The Senate…"), not part of the summary.
+var dateline = regexp.MustCompile(`^[A-Z\s]+\s+[-—–]\s+`)
+
+// cutShort is the end of a summary cut short with "..." (or "..").
+var cutShort = regexp.MustCompile(`\s?\.\.\.?$`)
+
+// summary is a description as metascraper gives it: without a news
+// dateline, and ending in "…" where it was cut short with dots.
+func summary(description string) string {
+	return cutShort.ReplaceAllString(dateline.ReplaceAllString(description, ""), "…")
 }
 
 // titleSuffix is the site's name a title ends with ("Story | Site",
@@ -378,6 +404,17 @@ func (x *extraction) ogMedia(kind string) string {
 func (x *extraction) property(key string) string {
 	for _, p := range x.props {
 		if p.key == key && strings.TrimSpace(p.value) != "" {
+			return p.value
+		}
+	}
+	return ""
+}
+
+// appName is the app's name an App Links property gives
+// (al:ios:app_name, al:android:app_name, …), the first in the page.
+func (x *extraction) appName() string {
+	for _, p := range x.props {
+		if strings.HasSuffix(p.key, ":app_name") && strings.TrimSpace(p.value) != "" {
 			return p.value
 		}
 	}
