@@ -409,24 +409,13 @@ func primary(button, link string) string {
 	return button
 }
 
-// neutral is true for black, white and greys: a colour (#rrggbb) whose
-// HSL saturation is below 15 %, or whose lightness is within 8 % of
-// black or white, where no hue shows.
+// neutral is true for black, white and greys (#rrggbb): a colour whose
+// chroma, its largest channel less its smallest, is under a tenth of
+// the range, where no hue shows (Tailwind's gray-900 #111827 is
+// neutral, a navy #0b2545 is not).
 func neutral(hex string) bool {
 	r, g, b, ok := channels(hex)
-	if !ok {
-		return false
-	}
-	hi, lo := max(r, g, b), min(r, g, b)
-	l := (hi + lo) / 2
-	if l < 0.08 || l > 0.92 || hi == lo {
-		return true
-	}
-	s := (hi - lo) / (hi + lo)
-	if l > 0.5 {
-		s = (hi - lo) / (2 - hi - lo)
-	}
-	return s < 0.15
+	return ok && max(r, g, b)-min(r, g, b) < 0.1
 }
 
 // colorScheme is light or dark by the page's background, or both when

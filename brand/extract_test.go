@@ -167,6 +167,8 @@ func TestExtractPrimary(t *testing.T) {
 		{"light-saas", `{"link":"#0f766e","browserLink":"#0000ee","buttonPrimary":{"background":"#0f766e","ua":{"background":"#efefef"}}}`, "#0f766e"},
 		{"black-button", `{"link":"#1a0dab","browserLink":"#0000ee","buttonPrimary":{"background":"#000000","ua":{"background":"#efefef"}}}`, "#1a0dab"},
 		{"black-button", `{"link":"#111111","browserLink":"#0000ee","buttonPrimary":{"background":"#000000","ua":{"background":"#efefef"}}}`, "#000000"},
+		{"black-button", `{"link":"#1a0dab","browserLink":"#0000ee","buttonPrimary":{"background":"#111827","ua":{"background":"#efefef"}}}`, "#1a0dab"},
+		{"black-button", `{"link":"#1a0dab","browserLink":"#0000ee","buttonPrimary":{"background":"#0b2545","ua":{"background":"#efefef"}}}`, "#0b2545"},
 		{"websafe-stack", `{"link":"#7a2f0b","browserLink":"#0000ee"}`, "#7a2f0b"},
 		{"masthead-link", `{"link":"#ffffff","browserLink":"#0000ee"}`, ""},
 		{"ua-defaults", `{"link":"#0000ee","browserLink":"#0000ee","buttonPrimary":{"background":"#efefef","ua":{"background":"#efefef"}}}`, ""},
