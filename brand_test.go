@@ -42,7 +42,7 @@ func startBrandSites(t *testing.T) (*brandSites, *dnstest.Server) {
 	s.port = port(srv.URL)
 	for _, site := range []string{"light-saas", "dark-site", "both-schemes", "inline-svg-logo", "css-background-logo",
 		"self-hosted-fonts", "jsonld-localbusiness", "empty-page", "adult-rated", "shop", "title-tagline", "blog", "blocked-subresources",
-		"ua-defaults", "article-font"} {
+		"ua-defaults", "article-font", "websafe-stack", "black-button", "masthead-link"} {
 		dns.Add(t, site+".test. 60 IN A 127.0.0.1")
 	}
 	return s, dns
@@ -195,6 +195,22 @@ func TestBrandSites(t *testing.T) {
 	}
 	if r = get("blog", ""); len(r.SocialProfiles) != 2 || r.SocialProfiles[0].Name != "bluesky" || r.Fonts[0].Family != "Source Serif Pro" {
 		t.Errorf("blog: %+v %+v", r.SocialProfiles, r.Fonts)
+	}
+	// A font is its stack's first family (Georgia, not its fallback
+	// Utopia); a neutral is the primary colour only when nothing coloured
+	// is: a black button beside blue links leaves blue, a white title
+	// link on a dark masthead is no colour of the brand's.
+	for _, tc := range []struct {
+		site, primary string
+		fonts         []brand.Font
+	}{
+		{"websafe-stack", "#7a2f0b", []brand.Font{{Family: "Georgia", Usage: "heading", Source: "system"}, {Family: "Georgia", Usage: "body", Source: "system"}}},
+		{"black-button", "#1a0dab", []brand.Font{{Family: "Work Sans", Usage: "heading", Source: "system"}, {Family: "Merriweather", Usage: "body", Source: "system"}}},
+		{"masthead-link", "", []brand.Font{{Family: "Georgia", Usage: "heading", Source: "system"}, {Family: "Helvetica Neue", Usage: "body", Source: "system"}}},
+	} {
+		if r = get(tc.site, ""); r.Colors.Primary != tc.primary || !cmp.Equal(r.Fonts, tc.fonts) {
+			t.Errorf("%s: primary %q, want %q; fonts %+v, want %+v", tc.site, r.Colors.Primary, tc.primary, r.Fonts, tc.fonts)
+		}
 	}
 }
 

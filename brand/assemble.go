@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"path"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -299,23 +298,31 @@ func format(u string) string {
 	return ""
 }
 
-// luminance is a colour's relative luminance (WCAG), 0–1.
-func luminance(hex string) (float64, bool) {
+// channels are a colour's (#rrggbb) red, green and blue, 0–1.
+func channels(hex string) (r, g, b float64, ok bool) {
 	if len(hex) != 7 || hex[0] != '#' {
-		return 0, false
+		return 0, 0, 0, false
 	}
 	v, err := strconv.ParseUint(hex[1:], 16, 32)
 	if err != nil {
+		return 0, 0, 0, false
+	}
+	return float64(v>>16&0xff) / 255, float64(v>>8&0xff) / 255, float64(v&0xff) / 255, true
+}
+
+// luminance is a colour's relative luminance (WCAG), 0–1.
+func luminance(hex string) (float64, bool) {
+	r, g, b, ok := channels(hex)
+	if !ok {
 		return 0, false
 	}
-	ch := func(c uint64) float64 {
-		x := float64(c) / 255
+	ch := func(x float64) float64 {
 		if x <= 0.03928 {
 			return x / 12.92
 		}
 		return math.Pow((x+0.055)/1.055, 2.4)
 	}
-	return 0.2126*ch(v>>16&0xff) + 0.7152*ch(v>>8&0xff) + 0.0722*ch(v&0xff), true
+	return 0.2126*ch(r) + 0.7152*ch(g) + 0.0722*ch(b), true
 }
 
 // themeOnBackdrop: a logo on a dark background is the dark-theme logo.
@@ -350,12 +357,11 @@ func colors(s *Styles) Colors {
 	if s.Link != s.BrowserLink {
 		c.Link = s.Link // the site's own link colour, not the browser's
 	}
+	var button string
 	if b := component(s.ButtonPrimary); b != nil {
-		c.Primary = b.Background
+		button = b.Background
 	}
-	if c.Primary == "" {
-		c.Primary = c.Link
-	}
+	c.Primary = primary(button, c.Link)
 	if b := component(s.ButtonSecondary); b != nil {
 		c.Secondary = first(b.Background, b.BorderColor, b.TextColor)
 	}
@@ -388,6 +394,30 @@ func colors(s *Styles) Colors {
 	return c
 }
 
+// primary is the brand's primary colour: the primary button's, else
+// the site's link colour, the first of them that is a colour rather than
+// a neutral. A neutral is no brand's accent beside a coloured one (a
+// black "Subscribe" beside blue links leaves blue the brand's), and a
+// neutral link colour is only text (a white title link on a dark
+// masthead); a neutral button is the primary of a monochrome site.
+func primary(button, link string) string {
+	for _, c := range []string{button, link} {
+		if c != "" && !neutral(c) {
+			return c
+		}
+	}
+	return button
+}
+
+// neutral is true for black, white and greys (#rrggbb): a colour whose
+// chroma, its largest channel less its smallest, is under a tenth of
+// the range, where no hue shows (Tailwind's gray-900 #111827 is
+// neutral, a navy #0b2545 is not).
+func neutral(hex string) bool {
+	r, g, b, ok := channels(hex)
+	return ok && max(r, g, b)-min(r, g, b) < 0.1
+}
+
 // colorScheme is light or dark by the page's background, or both when
 // prefers-color-scheme: dark changes it.
 func colorScheme(light, dark *Styles) string {
@@ -406,15 +436,8 @@ func colorScheme(light, dark *Styles) string {
 	return "light"
 }
 
-// genericFamilies are the CSS generic families and the system and web
-// safe fonts a stack falls back on: no brand's choice while the stack
-// names another family.
-var genericFamilies = []string{"serif", "sans-serif", "monospace", "cursive", "fantasy", "system-ui", "ui-sans-serif",
-	"ui-serif", "ui-monospace", "-apple-system", "blinkmacsystemfont", "segoe ui", "roboto", "helvetica neue", "arial",
-	"helvetica", "times new roman", "georgia", "courier new", "dejavu sans", "liberation sans"}
-
 // fonts lists the family of the headings, the body text and the
-// buttons (see brandFamily), with where each comes from. A family the
+// buttons (see firstFamily), with where each comes from. A family the
 // browser would use for that element anyway (Times New Roman for text,
 // the buttons' system font) is not the site's, and is left out.
 func fonts(s *Styles) []Font {
@@ -423,7 +446,7 @@ func fonts(s *Styles) []Font {
 	for _, f := range []struct{ usage, stack string }{
 		{"heading", probeFont(s.H1)}, {"body", authorFont(s.BodyFont.Family, s.BodyFont.UAFamily)}, {"ui", probeFont(s.ButtonPrimary)},
 	} {
-		family := brandFamily(f.stack)
+		family := firstFamily(f.stack)
 		if family == "" || seen[family+f.usage] {
 			continue
 		}
@@ -450,26 +473,18 @@ func authorFont(family, ua string) string {
 	return family
 }
 
-// brandFamily is the first family of a font-family stack that is not
-// one of genericFamilies ("-apple-system, Inter, sans-serif" is Inter),
-// or the first family when the stack names no other (a site set in
-// Arial).
-func brandFamily(stack string) string {
-	var families []string
+// firstFamily is the first family of a font-family stack: the one the
+// designer chose, which renders wherever it is available; the rest are
+// fallbacks ("Georgia, Utopia, serif" is Georgia, not Utopia, and
+// "-apple-system, …, Inter" is the system font, Inter only where there
+// is none).
+func firstFamily(stack string) string {
 	for f := range strings.SplitSeq(stack, ",") {
 		if f = strings.Trim(strings.TrimSpace(f), `"'`); f != "" {
-			families = append(families, f)
-		}
-	}
-	for _, f := range families {
-		if !slices.Contains(genericFamilies, strings.ToLower(f)) {
 			return f
 		}
 	}
-	if len(families) == 0 {
-		return ""
-	}
-	return families[0]
+	return ""
 }
 
 // fontSource says where a family comes from: a Google Fonts or Adobe

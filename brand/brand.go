@@ -67,7 +67,8 @@ type Colors struct {
 	// 3000 px, by share of painted area (usage, 0–1), largest first.
 	Palette []Swatch `json:"palette"`
 	// Primary is the primary button's colour, else the link colour when
-	// the site sets one (not the browser's default);
+	// the site sets one (not the browser's default), the first that is
+	// not a neutral (black, white, grey), else a neutral button's;
 	// Secondary the secondary button's; Background the page's; Text the
 	// body text's; Accent the most used colour that is none of those;
 	// Link the links'.

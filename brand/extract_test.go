@@ -100,9 +100,9 @@ func TestExtractSavedPages(t *testing.T) {
 	}
 }
 
-// TestExtractFonts: the font of each usage is its stack's first family
-// that is not a generic or system fallback, else its first family; its
-// source is the stylesheet or @font-face that provides it.
+// TestExtractFonts: the font of each usage is its stack's first family,
+// the designer's choice, never a fallback after it; its source is the
+// stylesheet or @font-face that provides it.
 func TestExtractFonts(t *testing.T) {
 	d := page(t, "empty-page")
 	for _, tc := range []struct {
@@ -112,9 +112,12 @@ func TestExtractFonts(t *testing.T) {
 		{"named first", `{"h1":{"fontFamily":"Inter, system-ui, sans-serif"},"bodyFont":{"Family":"Inter, sans-serif"},
 			"fontLinks":["https://fonts.googleapis.com/css2?family=Inter:wght@400;700"]}`,
 			[]brand.Font{{Family: "Inter", Usage: "heading", Source: "google"}, {Family: "Inter", Usage: "body", Source: "google"}}},
-		{"system stack before the brand's", `{"bodyFont":{"Family":"-apple-system, BlinkMacSystemFont, \"Segoe UI\", \"Kiln Text\", sans-serif"},
+		{"system stack before a web font", `{"bodyFont":{"Family":"-apple-system, BlinkMacSystemFont, \"Segoe UI\", \"Kiln Text\", sans-serif"},
 			"faces":[{"family":"Kiln Text","src":"/fonts/kiln.woff2"}]}`,
-			[]brand.Font{{Family: "Kiln Text", Usage: "body", Source: "custom"}}},
+			[]brand.Font{{Family: "-apple-system", Usage: "body", Source: "system"}}},
+		{"web safe before its fallbacks", `{"h1":{"fontFamily":"Georgia, Utopia, \"Palatino Linotype\", Palatino, serif"},
+			"bodyFont":{"Family":"Georgia, Utopia, \"Palatino Linotype\", Palatino, serif"}}`,
+			[]brand.Font{{Family: "Georgia", Usage: "heading", Source: "system"}, {Family: "Georgia", Usage: "body", Source: "system"}}},
 		{"web safe only", `{"h1":{"fontFamily":"\"Helvetica Neue\", Arial, sans-serif"},"bodyFont":{"Family":"Georgia,serif"}}`,
 			[]brand.Font{{Family: "Helvetica Neue", Usage: "heading", Source: "system"}, {Family: "Georgia", Usage: "body", Source: "system"}}},
 		{"generic only", `{"bodyFont":{"Family":"sans-serif"},"buttonPrimary":{"fontFamily":"system-ui"}}`,
@@ -149,6 +152,30 @@ func TestExtractColorScheme(t *testing.T) {
 		}
 		if got := brand.Extract(in).ColorScheme; got != tc.want {
 			t.Errorf("light %s, dark %s: %q, want %q", tc.light, tc.dark, got, tc.want)
+		}
+	}
+}
+
+// TestExtractPrimary: the primary colour is the primary button's, else
+// the site's link colour, the first that is not a neutral; a neutral
+// button's only when neither is coloured. Each case is a saved page of
+// testdata/brand with the styles Chromium reads from it.
+func TestExtractPrimary(t *testing.T) {
+	for _, tc := range []struct {
+		site, styles, want string
+	}{
+		{"light-saas", `{"link":"#0f766e","browserLink":"#0000ee","buttonPrimary":{"background":"#0f766e","ua":{"background":"#efefef"}}}`, "#0f766e"},
+		{"black-button", `{"link":"#1a0dab","browserLink":"#0000ee","buttonPrimary":{"background":"#000000","ua":{"background":"#efefef"}}}`, "#1a0dab"},
+		{"black-button", `{"link":"#111111","browserLink":"#0000ee","buttonPrimary":{"background":"#000000","ua":{"background":"#efefef"}}}`, "#000000"},
+		{"black-button", `{"link":"#1a0dab","browserLink":"#0000ee","buttonPrimary":{"background":"#111827","ua":{"background":"#efefef"}}}`, "#1a0dab"},
+		{"black-button", `{"link":"#1a0dab","browserLink":"#0000ee","buttonPrimary":{"background":"#0b2545","ua":{"background":"#efefef"}}}`, "#0b2545"},
+		{"websafe-stack", `{"link":"#7a2f0b","browserLink":"#0000ee"}`, "#7a2f0b"},
+		{"masthead-link", `{"link":"#ffffff","browserLink":"#0000ee"}`, ""},
+		{"ua-defaults", `{"link":"#0000ee","browserLink":"#0000ee","buttonPrimary":{"background":"#efefef","ua":{"background":"#efefef"}}}`, ""},
+	} {
+		r := brand.Extract(brand.Inputs{Doc: page(t, tc.site), Light: styles(t, tc.styles)})
+		if r.Colors.Primary != tc.want {
+			t.Errorf("%s %s: primary %q, want %q", tc.site, tc.styles, r.Colors.Primary, tc.want)
 		}
 	}
 }

@@ -4,8 +4,8 @@
 // Chromium of ours (through sitediag's filtering proxy, over CDP), and
 // prints the colours and fonts each found side by side, with the times,
 // then how often the primary colour, the heading font and the body font
-// agree, and every value sitediag gave that is a Chromium default
-// (uaDefaults). The time, the agreement and the defaults reported are
+// agree, each value that differs, and every value sitediag gave that is
+// a Chromium default (uaDefaults). The time, the agreement and the defaults reported are
 // rows of the benchmark table (bench/benchrow).
 //
 // dembrandt's heading font is its first heading-1 or display style's
@@ -81,7 +81,7 @@ func main() {
 	ctx := context.Background()
 	var cold, cached, peer []float64
 	var agree agreement
-	var defaults []string
+	var defaults, disagree []string
 	fmt.Printf("%-20s %-36s %-36s\n", "site", "sitediag", "dembrandt")
 	for _, site := range strings.Split(*list, ",") {
 		srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(*dir, site))))
@@ -116,6 +116,11 @@ func main() {
 		}
 		heading, body := fontOf(r.Fonts, "heading"), fontOf(r.Fonts, "body")
 		agree.add(r.Colors.Primary == dem.primary, heading == dem.heading, body == dem.body)
+		for _, v := range [][3]string{{"primary", r.Colors.Primary, dem.primary}, {"heading", heading, dem.heading}, {"body", body, dem.body}} {
+			if v[1] != v[2] {
+				disagree = append(disagree, fmt.Sprintf("%s %s: sitediag %q, dembrandt %q", site, v[0], v[1], v[2]))
+			}
+		}
 		declared := siteText(filepath.Join(*dir, site))
 		for _, v := range []string{r.Colors.Primary, r.Colors.Secondary, r.Colors.Link, heading, body, fontOf(r.Fonts, "ui")} {
 			if v = strings.ToLower(v); uaDefaults[v] && !strings.Contains(declared, v) {
@@ -142,6 +147,9 @@ func main() {
 		benchstat.Median(cold), benchstat.Median(cached), benchstat.Median(peer), benchstat.Median(cold)/benchstat.Median(peer))
 	n := len(cold)
 	fmt.Printf("agreement with dembrandt on %d sites: primary %d, heading font %d, body font %d\n", n, agree.primary, agree.heading, agree.body)
+	for _, d := range disagree {
+		fmt.Println("  differs:", d)
+	}
 	fmt.Printf("browser defaults sitediag reported: %d %v\n", len(defaults), defaults)
 	sites := fmt.Sprintf("%d sites of %s", n, *dir)
 	benchrow.Emit(benchrow.Row{Operation: "/brand (cold), " + sites, Ours: benchstat.Median(cold), Peer: benchstat.Median(peer), Unit: "ms",
