@@ -12,9 +12,8 @@ import (
 // with ads blocked, cookie banners hidden and a wait for bot challenges.
 type ScreenshotOptions struct {
 	PageOptions `api:"blockAds=true,hideCookie=true,skipCaptcha=true"`
-	// ShotOptions are the capture's: type, fullPage, pageHeight,
-	// quality, selector, fallbackToFullPage, highlightLinks and
-	// captureBeyondViewport.
+	// ShotOptions are the capture's own members, declared (name, range,
+	// default, description) in the browser package.
 	browser.ShotOptions
 	// AddTimestamp shows the capture time (UTC) in a corner.
 	AddTimestamp Toggle `json:"addTimestamp" api:"default=false"`
